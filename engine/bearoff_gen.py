@@ -1,0 +1,210 @@
+"""Exact generation of the one-sided bearoff database (15 checkers, six points).
+
+A one-sided position is the number of checkers on each of the owner's points 1..6
+(``counts6``, index 0 = ace point); checkers not counted are off.  There are
+C(21, 6) = 54,264 of them, ranked by ``bearoff_index`` in the same order gnubg's
+one-sided database uses: fewer checkers first, then, for equal totals, the sorted
+list of the checkers' points (lowest first) in lexicographic order.  Any move
+(a checker moving down or coming off) lowers that rank, so one pass in index order
+sees every successor already solved.
+
+Two distributions of the number of rolls are built, each with its own optimal play
+(as gnubg does):
+
+* ``off``: rolls to bear off every checker, each roll played to minimise the expected
+  number of rolls still needed;
+* ``first``: rolls to bear off the first checker (zero once one is off), each roll
+  played to minimise the expected number of rolls to that first checker; only
+  positions with all 15 checkers on the board are non-trivial.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+NUM_POINTS = 6
+MAX_CHECKERS = 15
+MAX_ROLLS = 32  # 15 checkers on the six point need at most 30 rolls (3 pips a roll)
+
+
+def _binomial_table(size: int) -> np.ndarray:
+    table = np.zeros((size, size), dtype=np.int64)
+    for n in range(size):
+        table[n, 0] = 1
+        for k in range(1, n + 1):
+            table[n, k] = table[n - 1, k - 1] + table[n - 1, k]
+    return table
+
+
+_BINOM = _binomial_table(32)
+NUM_POSITIONS = int(_BINOM[MAX_CHECKERS + NUM_POINTS, NUM_POINTS])  # 54,264
+
+# the 21 distinct rolls and their weights out of 36
+_ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(1, a + 1)], dtype=np.int64)
+_ROLL_WEIGHTS = np.array([1.0 if a == b else 2.0 for a, b in _ROLLS]) / 36.0
+
+
+@njit(cache=True)
+def _rank(counts, binom):
+    total = 0
+    for p in range(NUM_POINTS):
+        total += counts[p]
+    index = binom[total + NUM_POINTS - 1, NUM_POINTS]  # positions with fewer checkers
+    remaining = total
+    for p in range(NUM_POINTS - 1):
+        # same lower points, more checkers on point p: those sort first
+        free_points = NUM_POINTS - 1 - p
+        extra = remaining - counts[p]
+        if extra > 0:
+            index += binom[extra - 1 + free_points, free_points]
+        remaining -= counts[p]
+    return index
+
+
+@njit(cache=True)
+def _unrank(index, binom, out):
+    total = 0
+    while binom[total + 1 + NUM_POINTS - 1, NUM_POINTS] <= index:
+        total += 1
+    index -= binom[total + NUM_POINTS - 1, NUM_POINTS]
+    remaining = total
+    for p in range(NUM_POINTS - 1):
+        free_points = NUM_POINTS - 1 - p
+        # walk from "everything on p" downwards until the block holds the index
+        c = remaining
+        while c > 0:
+            # positions that put exactly c on point p (rest on higher points)
+            block = binom[remaining - c + free_points - 1, free_points - 1]
+            if index < block:
+                break
+            index -= block
+            c -= 1
+        out[p] = c
+        remaining -= c
+    out[NUM_POINTS - 1] = remaining
+
+
+def bearoff_index(counts6) -> int:
+    """Rank of a one-sided position (checkers on points 1..6); 0 is all off."""
+    counts = np.asarray(counts6, dtype=np.int64)
+    if counts.shape != (NUM_POINTS,) or (counts < 0).any() or counts.sum() > MAX_CHECKERS:
+        raise ValueError(f"need six non-negative counts totalling at most 15, got {counts6!r}")
+    return int(_rank(counts, _BINOM))
+
+
+def bearoff_position(index: int) -> tuple[int, ...]:
+    """Inverse of ``bearoff_index``: checkers on points 1..6."""
+    if not 0 <= index < NUM_POSITIONS:
+        raise ValueError(f"bearoff index {index} outside [0, {NUM_POSITIONS})")
+    out = np.zeros(NUM_POINTS, dtype=np.int64)
+    _unrank(int(index), _BINOM, out)
+    return tuple(int(c) for c in out)
+
+
+@njit(cache=True)
+def _successors(counts, d1, d2, binom, out):
+    """Write the rank of every position reachable with roll (d1, d2) into ``out``;
+    return how many (duplicates possible, which is harmless for a minimum).
+
+    In a bearoff position every die can be played while a checker is left, so
+    "use both dice" and "play the larger die" never bind.  Doubles are generated with
+    non-increasing source points, which reaches every result once per multiset.
+    """
+    doubles = d1 == d2
+    n_dice = 4 if doubles else 2
+    n_out = 0
+    stack = np.zeros((4 * NUM_POINTS + 2, NUM_POINTS), dtype=np.int64)
+    depth = np.zeros(4 * NUM_POINTS + 2, dtype=np.int64)
+    max_src = np.zeros(4 * NUM_POINTS + 2, dtype=np.int64)
+    dice = np.zeros(4, dtype=np.int64)
+    for order in range(1 if doubles else 2):
+        for k in range(n_dice):
+            dice[k] = d1 if (k + order) % 2 == 0 else d2
+        top = 0
+        stack[0, :] = counts
+        depth[0] = 0
+        max_src[0] = NUM_POINTS - 1
+        while top >= 0:
+            c = stack[top].copy()
+            dep = depth[top]
+            hi = max_src[top]
+            top -= 1
+            highest = -1
+            for p in range(NUM_POINTS):
+                if c[p] > 0:
+                    highest = p
+            if dep == n_dice or highest < 0:
+                out[n_out] = _rank(c, binom)
+                n_out += 1
+                continue
+            die = dice[dep]
+            for src in range(min(hi, highest), -1, -1):
+                if c[src] == 0:
+                    continue
+                if src + 1 < die and src != highest:
+                    continue  # bearing off with a larger die only from the highest point
+                top += 1
+                stack[top, :] = c
+                stack[top, src] -= 1
+                if src + 1 > die:
+                    stack[top, src - die] += 1
+                depth[top] = dep + 1
+                max_src[top] = src if doubles else NUM_POINTS - 1
+    return n_out
+
+
+@njit(cache=True)
+def _generate(binom, rolls, weights, n_positions, n_rolls, max_checkers):
+    off = np.zeros((n_positions, n_rolls))
+    first = np.zeros((n_positions, n_rolls))
+    mean_off = np.zeros(n_positions)
+    mean_first = np.zeros(n_positions)
+    off[0, 0] = 1.0
+    full_from = binom[max_checkers + NUM_POINTS - 1, NUM_POINTS]  # first 15-checker index
+    for i in range(1, full_from):
+        first[i, 0] = 1.0  # a checker is already off
+    counts = np.zeros(NUM_POINTS, dtype=np.int64)
+    succ = np.zeros(8192, dtype=np.int64)
+    for i in range(1, n_positions):
+        _unrank(i, binom, counts)
+        full = i >= full_from
+        for r in range(rolls.shape[0]):
+            n = _successors(counts, rolls[r, 0], rolls[r, 1], binom, succ)
+            w = weights[r]
+            best = succ[0]
+            best_first = succ[0]
+            for k in range(1, n):
+                s = succ[k]
+                # strict comparisons keep the lowest-ranked of equal choices only
+                # when it comes first; ties are broken by rank to be order-independent
+                if mean_off[s] < mean_off[best] or (mean_off[s] == mean_off[best] and s < best):
+                    best = s
+                if full and (
+                    mean_first[s] < mean_first[best_first]
+                    or (mean_first[s] == mean_first[best_first] and s < best_first)
+                ):
+                    best_first = s
+            mean_off[i] += w * (1.0 + mean_off[best])
+            for t in range(1, n_rolls):
+                off[i, t] += w * off[best, t - 1]
+            if full:
+                mean_first[i] += w * (1.0 + mean_first[best_first])
+                for t in range(1, n_rolls):
+                    first[i, t] += w * first[best_first, t - 1]
+    return off, first
+
+
+def generate_bearoff_tables() -> tuple[np.ndarray, np.ndarray]:
+    """(off, first): float64 arrays (54264, 32) of P(n rolls) for every position."""
+    return _generate(
+        _BINOM, _ROLLS, _ROLL_WEIGHTS, NUM_POSITIONS, MAX_ROLLS, MAX_CHECKERS
+    )
+
+
+def bearoff_successors(counts6, die1: int, die2: int) -> set[tuple[int, ...]]:
+    """Every one-sided position reachable from ``counts6`` with the roll (for tests)."""
+    counts = np.asarray(counts6, dtype=np.int64)
+    out = np.zeros(8192, dtype=np.int64)
+    n = _successors(counts, int(die1), int(die2), _BINOM, out)
+    return {bearoff_position(int(s)) for s in set(out[:n].tolist())}

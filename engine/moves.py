@@ -1,0 +1,238 @@
+"""Legal move generation.
+
+The hot path is ``generate_moves``, a numba function that writes every distinct
+position reachable with a roll into caller-owned buffers (a ``MoveBuffers``), so
+search and training loops never allocate.  Boards are in the layout of
+``engine.position``: row 0 moves, from column 23 (its 24 point) towards column 0.
+
+A move is recorded as up to four single-die steps ``(from_point, to_point)`` in the
+mover's own numbering, 25 being the bar and 0 off, padded with ``-1``.
+
+Rules applied: enter from the bar first; play as many dice as possible; when only
+one die of a non-double can be played, play the larger if possible; bear off only
+with all checkers home, exactly or from the highest point with a larger die.
+Different move orders reaching the same position are reported once.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from engine.position import Position, PositionError
+
+# gnubg bounds the distinct results of one roll by 3,060; keep headroom.
+MAX_RESULTS = 4096
+HASH_SLOTS = 8192  # power of two, at least twice MAX_RESULTS for short probes
+MAX_STEPS = 4
+
+
+class MoveBuffers:
+    """Scratch and output arrays for ``generate_moves``; reuse one per thread."""
+
+    def __init__(self) -> None:
+        self.boards = np.zeros((MAX_RESULTS, 2, 25), dtype=np.int8)
+        self.steps = np.full((MAX_RESULTS, MAX_STEPS, 2), -1, dtype=np.int8)
+        self.table_key = np.zeros((HASH_SLOTS, 2), dtype=np.uint64)
+        self.table_stamp = np.zeros(HASH_SLOTS, dtype=np.int64)
+        self.stamp = np.zeros(1, dtype=np.int64)
+        self.stack = np.zeros((MAX_STEPS + 1, 2, 25), dtype=np.int8)
+
+    def args(self):
+        return self.boards, self.steps, self.table_key, self.table_stamp, self.stamp, self.stack
+
+
+@njit(cache=True, inline="always")
+def _step_target(board, src, die, outside):
+    """Column a checker on ``src`` reaches with ``die`` (-1 = off), or -2 if illegal.
+
+    ``outside`` counts the mover's checkers not yet in the home board.
+    """
+    me = board[0]
+    if me[src] == 0:
+        return -2
+    if src != 24 and me[24] > 0:
+        return -2
+    dst = src - die
+    if dst >= 0:
+        if board[1, 23 - dst] >= 2:
+            return -2
+        return dst
+    if outside > 0:
+        return -2
+    if dst == -1:
+        return -1
+    for i in range(src + 1, 6):
+        if me[i] > 0:
+            return -2
+    return -1
+
+
+@njit(cache=True, inline="always")
+def _apply_step(src_board, dst_board, src, dst):
+    for side in range(2):
+        for i in range(25):
+            dst_board[side, i] = src_board[side, i]
+    dst_board[0, src] -= 1
+    if dst >= 0:
+        dst_board[0, dst] += 1
+        opp = 23 - dst
+        if dst_board[1, opp] == 1:
+            dst_board[1, opp] = 0
+            dst_board[1, 24] += 1
+
+
+@njit(cache=True, inline="always")
+def _row_key(row):
+    """Exact key of one side: a 1 per checker and a 0 after each point (<= 40 bits)."""
+    key = np.uint64(0)
+    bit = 0
+    for i in range(25):
+        for _ in range(row[i]):
+            key |= np.uint64(1) << np.uint64(bit)
+            bit += 1
+        bit += 1
+    return key
+
+
+@njit(cache=True)
+def _record(board, step_src, step_dst, depth, out_boards, out_steps, table_key,
+            table_stamp, stamp, count):
+    """Store a result unless an equal board is already stored; return the new count."""
+    k0 = _row_key(board[0])
+    k1 = _row_key(board[1])
+    h = (k0 * np.uint64(0x9E3779B97F4A7C15)) ^ (k1 * np.uint64(0xC2B2AE3D27D4EB4F))
+    slot = np.int64(h >> np.uint64(40)) & (HASH_SLOTS - 1)
+    while table_stamp[slot] == stamp:
+        if table_key[slot, 0] == k0 and table_key[slot, 1] == k1:
+            return count
+        slot = (slot + 1) & (HASH_SLOTS - 1)
+    table_stamp[slot] = stamp
+    table_key[slot, 0] = k0
+    table_key[slot, 1] = k1
+    for side in range(2):
+        for i in range(25):
+            out_boards[count, side, i] = board[side, i]
+    for s in range(MAX_STEPS):
+        if s < depth:
+            out_steps[count, s, 0] = step_src[s] + 1
+            out_steps[count, s, 1] = step_dst[s] + 1
+        else:
+            out_steps[count, s, 0] = -1
+            out_steps[count, s, 1] = -1
+    return count + 1
+
+
+@njit(cache=True)
+def generate_moves(board, d1, d2, out_boards, out_steps, table_key, table_stamp, stamp,
+                   stack):
+    """Write every distinct legal result of rolling (d1, d2) and return how many.
+
+    With no legal move the single result is the unchanged board and no steps.
+    """
+    doubles = d1 == d2
+    ndice = 4 if doubles else 2
+    # small fixed-size scratch: numba keeps these tuples-turned-arrays on the stack
+    dice = np.empty(MAX_STEPS, dtype=np.int64)
+    next_src = np.empty(MAX_STEPS + 1, dtype=np.int64)
+    outside = np.empty(MAX_STEPS + 1, dtype=np.int64)
+    had_child = np.zeros(MAX_STEPS + 1, dtype=np.bool_)
+    step_src = np.empty(MAX_STEPS, dtype=np.int64)
+    step_dst = np.empty(MAX_STEPS, dtype=np.int64)
+    outside_home = 0
+    for i in range(6, 25):
+        outside_home += board[0, i]
+    count = 0
+    best_score = -1
+    stamp[0] += 1
+    for order in range(1 if doubles else 2):
+        if doubles:
+            for k in range(4):
+                dice[k] = d1
+        elif order == 0:
+            dice[0], dice[1] = max(d1, d2), min(d1, d2)
+        else:
+            dice[0], dice[1] = min(d1, d2), max(d1, d2)
+        for side in range(2):
+            for i in range(25):
+                stack[0, side, i] = board[side, i]
+        level = 0
+        next_src[0] = 24
+        outside[0] = outside_home
+        had_child[0] = False
+        while level >= 0:
+            descended = False
+            src = next_src[level]
+            while src >= 0:
+                dst = _step_target(stack[level], src, dice[level], outside[level])
+                if dst != -2:
+                    next_src[level] = src - 1
+                    had_child[level] = True
+                    step_src[level] = src
+                    step_dst[level] = dst
+                    _apply_step(stack[level], stack[level + 1], src, dst)
+                    outside[level + 1] = outside[level] - (1 if src >= 6 and dst < 6 else 0)
+                    level += 1
+                    # a double moves checkers in non-increasing source order:
+                    # other orders reach the same positions
+                    next_src[level] = src if doubles else 24
+                    had_child[level] = False
+                    descended = True
+                    break
+                src -= 1
+            if descended and level < ndice:
+                continue
+            if not descended and had_child[level]:
+                level -= 1
+                continue
+            # a leaf: all dice played, or no further die can be played
+            score = level * 8
+            if level == 1 and not doubles:
+                score += dice[0]
+            if score > best_score:
+                best_score = score
+                count = 0
+                stamp[0] += 1
+            if score == best_score:
+                count = _record(stack[level], step_src, step_dst, level, out_boards,
+                                out_steps, table_key, table_stamp, stamp[0], count)
+            level -= 1
+    return count
+
+
+_DEFAULT_BUFFERS: MoveBuffers | None = None
+
+
+def _buffers() -> MoveBuffers:
+    global _DEFAULT_BUFFERS
+    if _DEFAULT_BUFFERS is None:
+        _DEFAULT_BUFFERS = MoveBuffers()
+    return _DEFAULT_BUFFERS
+
+
+def check_dice(d1: int, d2: int) -> None:
+    for d in (d1, d2):
+        if not isinstance(d, (int, np.integer)) or not 1 <= d <= 6:
+            raise ValueError(f"dice must be integers from 1 to 6, got {d1} and {d2}")
+
+
+Move = tuple[tuple[int, int], ...]
+
+
+def steps_to_move(steps: np.ndarray) -> Move:
+    return tuple((int(a), int(b)) for a, b in steps if a >= 0)
+
+
+def legal_moves(position: Position, d1: int, d2: int) -> list[tuple[Move, Position]]:
+    """Every distinct result of the roll, each with one move that reaches it.
+
+    The resulting positions still have the mover in row 0 (call ``flip`` to hand
+    the dice over).  A blocked roll gives one result: the empty move and the same
+    position.
+    """
+    check_dice(d1, d2)
+    if position.is_game_over():
+        raise PositionError("the game is over: no moves")
+    buf = _buffers()
+    n = generate_moves(position.board, d1, d2, *buf.args())
+    return [(steps_to_move(buf.steps[i]), Position(buf.boards[i].copy())) for i in range(n)]

@@ -1,0 +1,81 @@
+"""Players that choose a move: random, pubeval, and the interface nets plug into.
+
+A player has a ``name`` and ``choose(board, d1, d2, candidates) -> index`` over
+post-move boards (mover in row 0).  Players that can run inside numba also expose
+``kernel = (choose_function, params)`` so whole duels run without Python overhead.
+Players are built from short specs (``random``, ``pubeval``, later ``net:NAME@PLY``)
+so that worker processes can rebuild them.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Protocol
+
+import numpy as np
+from numba import njit
+
+from engine.dice import splitmix64
+from engine.pubeval import pubeval_choose, pubeval_weights
+
+
+class Player(Protocol):
+    name: str
+    kernel: tuple | None
+
+    def choose(self, board: np.ndarray, d1: int, d2: int, candidates: np.ndarray) -> int: ...
+
+
+@njit(cache=True)
+def random_choose(params, board, n, candidates):
+    """Uniform choice, seeded by the board and a per-player counter kept in params."""
+    params[0] = splitmix64(params[0] + np.uint64(1))
+    return np.int64(params[0] % np.uint64(n))
+
+
+class RandomPlayer:
+    name = "random"
+
+    def __init__(self, seed: int = 0) -> None:
+        self.params = np.array([seed], dtype=np.uint64)
+        self.kernel = (random_choose, self.params)
+
+    def choose(self, board, d1, d2, candidates) -> int:
+        return int(random_choose(self.params, board, len(candidates), candidates))
+
+
+class PubevalPlayer:
+    name = "pubeval"
+
+    def __init__(self) -> None:
+        self.weights = pubeval_weights()
+        self.kernel = (pubeval_choose, self.weights)
+
+    def choose(self, board, d1, d2, candidates) -> int:
+        return int(pubeval_choose(self.weights, board, len(candidates), candidates))
+
+
+class PlayerSpecError(ValueError):
+    """A player spec that names no known player."""
+
+
+PLAYER_FACTORIES: dict[str, Callable[[str], Player]] = {
+    "random": lambda arg: RandomPlayer(int(arg) if arg else 0),
+    "pubeval": lambda arg: PubevalPlayer(),
+}
+
+
+def register_player(kind: str, factory: Callable[[str], Player]) -> None:
+    """Let later modules (nets, search) add spec kinds such as ``net``."""
+    PLAYER_FACTORIES[kind] = factory
+
+
+def make_player(spec: str) -> Player:
+    """Build a player from ``kind`` or ``kind:argument`` (``random:7``, ``net:default@2``)."""
+    kind, _, arg = spec.partition(":")
+    if kind == "net" and "net" not in PLAYER_FACTORIES:
+        import nets.player  # noqa: F401  registers the neural player on import
+    factory = PLAYER_FACTORIES.get(kind)
+    if factory is None:
+        known = ", ".join(sorted(PLAYER_FACTORIES))
+        raise PlayerSpecError(f"unknown player {spec!r}; known kinds: {known}")
+    return factory(arg)
