@@ -103,6 +103,37 @@ def bearoff_position(index: int) -> tuple[int, ...]:
 
 
 @njit(cache=True)
+def _rank_many(counts, binom, out):
+    for k in range(counts.shape[0]):
+        out[k] = _rank(counts[k], binom)
+
+
+@njit(cache=True)
+def _unrank_all(n_positions, binom, out):
+    for i in range(n_positions):
+        _unrank(i, binom, out[i])
+
+
+def bearoff_indices(counts) -> np.ndarray:
+    """``bearoff_index`` of every row of a (k, 6) array."""
+    counts = np.ascontiguousarray(counts, dtype=np.int64)
+    if counts.ndim != 2 or counts.shape[1] != NUM_POINTS:
+        raise ValueError(f"need a (k, 6) array, got shape {counts.shape}")
+    if (counts < 0).any() or (counts.sum(axis=1) > MAX_CHECKERS).any():
+        raise ValueError("counts must be non-negative and total at most 15 per row")
+    out = np.zeros(counts.shape[0], dtype=np.int64)
+    _rank_many(counts, _BINOM, out)
+    return out
+
+
+def all_bearoff_positions() -> np.ndarray:
+    """(54264, 6) int64 array: row i is ``bearoff_position(i)``."""
+    out = np.zeros((NUM_POSITIONS, NUM_POINTS), dtype=np.int64)
+    _unrank_all(NUM_POSITIONS, _BINOM, out)
+    return out
+
+
+@njit(cache=True)
 def _successors(counts, d1, d2, binom, out):
     """Write the rank of every position reachable with roll (d1, d2) into ``out``;
     return how many (duplicates possible, which is harmless for a minimum).
@@ -162,7 +193,7 @@ def _generate(binom, rolls, weights, n_positions, n_rolls, max_checkers):
     mean_first = np.zeros(n_positions)
     off[0, 0] = 1.0
     full_from = binom[max_checkers + NUM_POINTS - 1, NUM_POINTS]  # first 15-checker index
-    for i in range(1, full_from):
+    for i in range(full_from):
         first[i, 0] = 1.0  # a checker is already off
     counts = np.zeros(NUM_POINTS, dtype=np.int64)
     succ = np.zeros(8192, dtype=np.int64)
@@ -176,8 +207,8 @@ def _generate(binom, rolls, weights, n_positions, n_rolls, max_checkers):
             best_first = succ[0]
             for k in range(1, n):
                 s = succ[k]
-                # strict comparisons keep the lowest-ranked of equal choices only
-                # when it comes first; ties are broken by rank to be order-independent
+                # equal means are broken by rank so the result never depends on the
+                # order moves are generated in
                 if mean_off[s] < mean_off[best] or (mean_off[s] == mean_off[best] and s < best):
                     best = s
                 if full and (

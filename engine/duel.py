@@ -36,8 +36,8 @@ class DuelResult:
         lo, hi = self.ppg - 1.96 * self.stderr, self.ppg + 1.96 * self.stderr
         return (
             f"{self.player_a} vs {self.player_b}: {self.games} games (duplicate dice)\n"
-            f"  ppg for {self.player_a}: {self.ppg:+.4f} +/- {self.stderr:.4f} (s.e.; 95% {lo:+.3f}..{hi:+.3f}; '
-            f'unpaired s.e. {self.unpaired_stderr:.4f})\n"
+            f"  ppg for {self.player_a}: {self.ppg:+.4f} +/- {self.stderr:.4f} (s.e.; 95% {lo:+.3f}..{hi:+.3f}; "
+            f"unpaired s.e. {self.unpaired_stderr:.4f})\n"
             f"  wins {100 * self.win_rate:.2f}%  gammons {100 * self.gammon_rate:.2f}%  "
             f"backgammons {100 * self.backgammon_rate:.2f}%\n"
             f"  {self.games_per_s:,.0f} games/s"
@@ -46,7 +46,10 @@ class DuelResult:
 
 def play_pairs(spec_a: str, spec_b: str, seed: int, first_pair: int, n_pairs: int) -> np.ndarray:
     """Points for A, shape (n_pairs, 2); runs in numba when both players allow it."""
-    a, b = make_player(spec_a), make_player(spec_b)
+    return play_player_pairs(make_player(spec_a), make_player(spec_b), seed, first_pair, n_pairs)
+
+
+def play_player_pairs(a, b, seed: int, first_pair: int, n_pairs: int) -> np.ndarray:
     buffers = MoveBuffers()
     if a.kernel is not None and b.kernel is not None:
         points, _ = kernel_duel(a.kernel[0], a.kernel[1], b.kernel[0], b.kernel[1], seed,
@@ -100,3 +103,17 @@ def run_duel(spec_a: str, spec_b: str, games: int, seed: int = 1, workers: int =
                        for c in chunks if len(c)]
             points = np.concatenate([f.result() for f in futures])
     return summarize(spec_a, spec_b, points, time.perf_counter() - start, seed)
+
+
+def run_duel_players(a, spec_b: str, games: int, seed: int = 1) -> dict:
+    """In-process duel of a player object (or an Evaluator) against a spec, as a dict."""
+    from engine.evaluator import Evaluator
+
+    if isinstance(a, Evaluator):
+        from nets.player import NetPlayer
+
+        a = NetPlayer(a)
+    b = make_player(spec_b)
+    start = time.perf_counter()
+    points = play_player_pairs(a, b, seed, 0, (games + 1) // 2)
+    return summarize(a.name, spec_b, points, time.perf_counter() - start, seed).as_dict()

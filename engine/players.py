@@ -25,11 +25,23 @@ class Player(Protocol):
     def choose(self, board: np.ndarray, d1: int, d2: int, candidates: np.ndarray) -> int: ...
 
 
+_FNV_PRIME = np.uint64(0x100000001B3)
+
+
 @njit(cache=True)
 def random_choose(params, board, n, candidates):
-    """Uniform choice, seeded by the board and a per-player counter kept in params."""
-    params[0] = splitmix64(params[0] + np.uint64(1))
-    return np.int64(params[0] % np.uint64(n))
+    """Uniform-looking choice, a pure function of the player's seed and the decision.
+
+    Hashing the position and the first candidate (which depends on the roll) rather
+    than advancing a counter keeps a game's moves independent of the games played
+    before it, so a duel split over workers replays exactly as in one process.
+    """
+    h = splitmix64(params[0] ^ np.uint64(n))
+    for side in range(2):
+        for i in range(25):
+            # FNV-style mixing of every checker count, finished by one splitmix64
+            h = (h ^ np.uint64(board[side, i] * 16 + candidates[0, side, i])) * _FNV_PRIME
+    return np.int64(splitmix64(h) % np.uint64(n))
 
 
 class RandomPlayer:

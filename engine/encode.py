@@ -1,0 +1,250 @@
+"""Input encodings of a position (side on roll in row 0) for the neural nets.
+
+``tesauro``  196 inputs (198 with the turn units), as in TD-Gammon: for each side,
+             for each of its 24 points, four units n>=1, n>=2, n>=3, (n-3)/2 if n>3;
+             then bar n/2 and off n/15 for each side; optionally two turn units
+             (side on roll, other side), always (1, 0) here because we evaluate from
+             the side on roll.
+``race``     for races: tesauro's board units without the turn units (196), plus
+             for each side pips/100 and the rolls-ish estimate pips/8.17/20 (198+... ).
+``contact``  gnubg-flavoured: gnubg's raw board units (n==1, n==2, n>=3, (n-3)/2)
+             for 24 points and the bar for each side, off/15, and these hand-made
+             features for each side (row 0 = the side on roll, each from its own view):
+
+  pips          pip count / 167
+  back          checkers on the bar or in the opponent's home board / 15
+  home_points   points 1-6 made (2+ checkers) / 6
+  prime         longest run of made points / 6
+  blots         blots outside... anywhere / 5 (capped at 1)
+  anchor        highest made point in the opponent's home (19-24) mapped to 0..1
+  shots         rolls (of 36) with which this side, if on roll, can hit a blot of
+                the other side, honouring blocked intermediate points / 36
+  escapes       die values 1..6 whose landing point in front of this side's rearmost
+                checker is not made by the other side / 6
+  contain       made points of the other side in the 12 points in front of this
+                side's rearmost checker / 12
+  homecount     checkers in the home board / 15
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+TESAURO, TESAURO_TURN, RACE, CONTACT = 0, 1, 2, 3
+ENCODINGS = {"tesauro": TESAURO, "tesauro-turn": TESAURO_TURN, "race": RACE, "contact": CONTACT}
+CONTACT_FEATURES = ("pips", "back", "home_points", "prime", "blots", "anchor", "shots",
+                    "escapes", "contain", "homecount")
+CONTACT_HALF = 25 * 4 + 1 + len(CONTACT_FEATURES)
+SIZES = {TESAURO: 196, TESAURO_TURN: 198, RACE: 200, CONTACT: 2 * CONTACT_HALF}
+
+
+def encoding_id(name: str) -> int:
+    try:
+        return ENCODINGS[name]
+    except KeyError:
+        raise ValueError(f"unknown encoding {name!r}; known: {', '.join(ENCODINGS)}") from None
+
+
+def input_size(name: str) -> int:
+    return SIZES[encoding_id(name)]
+
+
+@njit(cache=True, inline="always")
+def _tesauro_side(row, out, base):
+    for p in range(24):
+        n = row[p]
+        k = base + 4 * p
+        out[k] = 1.0 if n >= 1 else 0.0
+        out[k + 1] = 1.0 if n >= 2 else 0.0
+        out[k + 2] = 1.0 if n >= 3 else 0.0
+        out[k + 3] = (n - 3) / 2.0 if n > 3 else 0.0
+
+
+@njit(cache=True)
+def _tesauro(board, out, turn_units):
+    _tesauro_side(board[0], out, 0)
+    _tesauro_side(board[1], out, 96)
+    off0 = 15 - board[0].sum()
+    off1 = 15 - board[1].sum()
+    out[192] = board[0, 24] / 2.0
+    out[193] = board[1, 24] / 2.0
+    out[194] = off0 / 15.0
+    out[195] = off1 / 15.0
+    if turn_units:
+        out[196] = 1.0
+        out[197] = 0.0
+
+
+@njit(cache=True)
+def _pips(row):
+    total = 0
+    for i in range(25):
+        total += row[i] * (i + 1)
+    return total
+
+
+@njit(cache=True)
+def _race(board, out):
+    _tesauro(board, out, False)
+    out[196] = _pips(board[0]) / 100.0
+    out[197] = _pips(board[1]) / 100.0
+    out[198] = (_pips(board[0]) - _pips(board[1])) / 50.0
+    wasted = 0.0
+    for i in range(6):
+        # checkers stacked deep in the home board waste pips in the bear-off
+        wasted += board[0, i] * max(0, 2 - i)
+    out[199] = wasted / 15.0
+
+
+@njit(cache=True, inline="always")
+def _rearmost(row):
+    for i in range(24, -1, -1):
+        if row[i] > 0:
+            return i
+    return -1
+
+
+@njit(cache=True, inline="always")
+def _open(pos, defender):
+    return pos >= 0 and defender[23 - pos] < 2
+
+
+@njit(cache=True)
+def _reaches(a, b, d1, d2, defender):
+    """Can a checker on attacker column ``a`` land on column ``b`` with this roll?"""
+    dist = a - b
+    if dist <= 0:
+        return False
+    if d1 != d2:
+        if dist == d1 or dist == d2:
+            return True
+        return dist == d1 + d2 and (_open(a - d1, defender) or _open(a - d2, defender))
+    if dist % d1 != 0 or dist > 4 * d1:
+        return False
+    for k in range(1, dist // d1):
+        if not _open(a - k * d1, defender):
+            return False
+    return True
+
+
+@njit(cache=True)
+def count_shots(attacker, defender):
+    """Rolls of 36 with which ``attacker`` (on roll) hits at least one blot of ``defender``.
+
+    Exact for single dice, combinations through open points and doubles; a checker on
+    the bar only hits from the bar.
+    """
+    blots = np.empty(15, dtype=np.int64)
+    nblots = 0
+    for c in range(24):
+        if defender[c] == 1:
+            blots[nblots] = 23 - c  # the blot's column in the attacker's numbering
+            nblots += 1
+    if nblots == 0:
+        return 0
+    from_bar_only = attacker[24] > 0
+    hits = 0
+    for d1 in range(1, 7):
+        for d2 in range(1, 7):
+            hit = False
+            for a in range(24, -1, -1):
+                if attacker[a] == 0 or (from_bar_only and a != 24):
+                    continue
+                for bi in range(nblots):
+                    if _reaches(a, blots[bi], d1, d2, defender):
+                        hit = True
+                        break
+                if hit:
+                    break
+            if hit:
+                hits += 1
+    return hits
+
+
+@njit(cache=True)
+def _contact_side(me, them, out, base):
+    for p in range(25):
+        n = me[p]
+        k = base + 4 * p
+        out[k] = 1.0 if n == 1 else 0.0
+        out[k + 1] = 1.0 if n == 2 else 0.0
+        out[k + 2] = 1.0 if n >= 3 else 0.0
+        out[k + 3] = (n - 3) / 2.0 if n > 3 else 0.0
+    k = base + 100
+    out[k] = (15 - me.sum()) / 15.0
+    out[k + 1] = _pips(me) / 167.0
+    back = me[24]
+    for i in range(18, 24):
+        back += me[i]
+    out[k + 2] = back / 15.0
+    made = 0
+    for i in range(6):
+        if me[i] >= 2:
+            made += 1
+    out[k + 3] = made / 6.0
+    run = 0
+    best = 0
+    blots = 0
+    for i in range(24):
+        if me[i] >= 2:
+            run += 1
+            best = max(best, run)
+        else:
+            run = 0
+        if me[i] == 1:
+            blots += 1
+    out[k + 4] = best / 6.0
+    out[k + 5] = min(blots, 5) / 5.0
+    anchor = 0.0
+    for i in range(23, 17, -1):
+        if me[i] >= 2:
+            anchor = (i - 17) / 6.0
+            break
+    out[k + 6] = anchor
+    out[k + 7] = count_shots(me, them) / 36.0
+    rear = _rearmost(me)
+    escapes = 0
+    contain = 0
+    if rear >= 0:
+        for d in range(1, 7):
+            land = rear - d
+            if land < 0 or them[23 - land] < 2:
+                escapes += 1
+        for d in range(1, 13):
+            land = rear - d
+            if land >= 0 and them[23 - land] >= 2:
+                contain += 1
+    out[k + 8] = escapes / 6.0
+    out[k + 9] = contain / 12.0
+    home = 0
+    for i in range(6):
+        home += me[i]
+    out[k + 10] = home / 15.0
+
+
+@njit(cache=True)
+def _contact(board, out):
+    _contact_side(board[0], board[1], out, 0)
+    _contact_side(board[1], board[0], out, CONTACT_HALF)
+
+
+@njit(cache=True)
+def encode_into(encoding, board, out):
+    """Write the inputs of ``board`` for encoding id ``encoding`` into ``out``."""
+    if encoding == TESAURO:
+        _tesauro(board, out, False)
+    elif encoding == TESAURO_TURN:
+        _tesauro(board, out, True)
+    elif encoding == RACE:
+        _race(board, out)
+    else:
+        _contact(board, out)
+
+
+def encode(name: str, board: np.ndarray) -> np.ndarray:
+    """The float32 input vector of ``board`` (side on roll in row 0) for an encoding."""
+    enc = encoding_id(name)
+    out = np.zeros(SIZES[enc], dtype=np.float32)
+    encode_into(enc, np.ascontiguousarray(board, dtype=np.int8), out)
+    return out

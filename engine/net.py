@@ -1,0 +1,258 @@
+"""Neural evaluators: weights, model cards, and the numba forward pass.
+
+Every net answers for the side on roll, before the roll, with gnubg's five
+cumulative probabilities ``[win, gammon win, backgammon win, gammon loss,
+backgammon loss]``.  Three architectures share one sigmoid MLP (inputs -> H
+sigmoid hidden units -> sigmoid outputs):
+
+``gnubg5``     five outputs, gnubg's layout.
+``tesauro3``   three outputs (win, gammon win, gammon loss), Benchmark 1's layout.
+``symmetric``  the flip-symmetric design of the gammon-outputs note (seed 000): the
+               hidden layer is antisymmetric under swapping the two sides' inputs
+               (no hidden bias), the win node has no bias and weights summing to
+               zero, and a second node gives P(gammon | win); P(gammon loss | loss)
+               is the same node applied to the flipped hidden layer.  Evaluating the
+               swapped input then gives exactly the complementary outputs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from engine.encode import encode_into, encoding_id, input_size
+
+ARCHS = {"tesauro3": 0, "gnubg5": 1, "symmetric": 2}
+RAW_OUTPUTS = {"tesauro3": 3, "gnubg5": 5, "symmetric": 2}
+TESAURO3, GNUBG5, SYMMETRIC = 0, 1, 2
+
+
+class NetError(ValueError):
+    """A net file that cannot be used: missing, corrupt, or not what its card says."""
+
+
+@njit(cache=True, inline="always")
+def sigmoid(x):
+    if x < -40.0:
+        return 0.0
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+@njit(cache=True)
+def hidden_layer(W1, b1, x, h):
+    """h = sigmoid(b1 + x @ W1), skipping zero inputs (most board units are zero)."""
+    H = h.shape[0]
+    for j in range(H):
+        h[j] = b1[j]
+    for i in range(x.shape[0]):
+        xi = x[i]
+        if xi != 0.0:
+            row = W1[i]
+            for j in range(H):
+                h[j] += xi * row[j]
+    for j in range(H):
+        h[j] = sigmoid(h[j])
+
+
+@njit(cache=True)
+def raw_outputs(W2, b2, h, out):
+    for k in range(W2.shape[1]):
+        acc = b2[k]
+        for j in range(h.shape[0]):
+            acc += h[j] * W2[j, k]
+        out[k] = sigmoid(acc)
+
+
+@njit(cache=True)
+def symmetric_gammon_loss(W2, b2, h):
+    """P(gammon loss | loss) of the symmetric net: node 1 on the flipped hidden layer."""
+    acc = b2[1]
+    for j in range(h.shape[0]):
+        acc += (1.0 - h[j]) * W2[j, 1]
+    return sigmoid(acc)
+
+
+@njit(cache=True)
+def probs_from_raw(arch, raw, W2, b2, h, probs):
+    if arch == TESAURO3:
+        probs[0], probs[1], probs[2], probs[3], probs[4] = raw[0], raw[1], 0.0, raw[2], 0.0
+    elif arch == GNUBG5:
+        for k in range(5):
+            probs[k] = raw[k]
+    else:
+        z3 = symmetric_gammon_loss(W2, b2, h)
+        probs[0] = raw[0]
+        probs[1] = raw[0] * raw[1]
+        probs[2] = 0.0
+        probs[3] = (1.0 - raw[0]) * z3
+        probs[4] = 0.0
+    # keep the cumulative order a sigmoid per output cannot promise on its own
+    probs[1] = min(probs[1], probs[0])
+    probs[2] = min(probs[2], probs[1])
+    probs[3] = min(probs[3], 1.0 - probs[0])
+    probs[4] = min(probs[4], probs[3])
+
+
+@njit(cache=True)
+def equity_of(probs):
+    """Cubeless money equity of five cumulative probabilities."""
+    return 2.0 * probs[0] - 1.0 + probs[1] - probs[3] + probs[2] - probs[4]
+
+
+@njit(cache=True)
+def evaluate_boards(W1, b1, W2, b2, arch, encoding, boards, n, probs_out):
+    """Five probabilities for each of the first ``n`` boards (side on roll in row 0)."""
+    x = np.zeros(W1.shape[0], dtype=np.float32)
+    h = np.empty(W1.shape[1], dtype=np.float32)
+    raw = np.empty(W2.shape[1], dtype=np.float32)
+    for i in range(n):
+        encode_into(encoding, boards[i], x)
+        hidden_layer(W1, b1, x, h)
+        raw_outputs(W2, b2, h, raw)
+        probs_from_raw(arch, raw, W2, b2, h, probs_out[i])
+
+
+def swap_permutation(encoding: str) -> np.ndarray:
+    """Input index permutation that exchanges the two sides' units of an encoding."""
+    n = input_size(encoding)
+    perm = np.arange(n)
+    if encoding in ("tesauro", "tesauro-turn"):
+        perm[0:96], perm[96:192] = np.arange(96, 192), np.arange(0, 96)
+        perm[192], perm[193], perm[194], perm[195] = 193, 192, 195, 194
+        if encoding == "tesauro-turn":
+            perm[196], perm[197] = 197, 196
+    elif encoding == "contact":
+        half = n // 2
+        perm[:half], perm[half:] = np.arange(half, n), np.arange(0, half)
+    else:
+        raise NetError(f"the symmetric architecture needs a side-symmetric encoding, not {encoding!r}")
+    return perm
+
+
+def project_symmetric(net: "Net") -> None:
+    """Enforce the symmetric architecture's weight constraints in place."""
+    perm = swap_permutation(net.encoding)
+    net.W1[:] = 0.5 * (net.W1 - net.W1[perm])
+    net.b1[:] = 0.0
+    net.W2[:, 0] -= net.W2[:, 0].mean()
+    net.b2[0] = 0.0
+
+
+@dataclass
+class Net:
+    """One evaluator: weights plus the model card that describes them."""
+
+    arch: str
+    encoding: str
+    W1: np.ndarray
+    b1: np.ndarray
+    W2: np.ndarray
+    b2: np.ndarray
+    card: dict = field(default_factory=dict)
+
+    @classmethod
+    def create(cls, arch: str, encoding: str, hidden: int, seed: int = 0, scale: float = 0.1) -> "Net":
+        if arch not in ARCHS:
+            raise NetError(f"unknown architecture {arch!r}; known: {', '.join(ARCHS)}")
+        rng = np.random.default_rng(seed)
+        n_in, n_out = input_size(encoding), RAW_OUTPUTS[arch]
+        net = cls(
+            arch, encoding,
+            rng.uniform(-scale, scale, (n_in, hidden)).astype(np.float32),
+            np.zeros(hidden, np.float32),
+            rng.uniform(-scale, scale, (hidden, n_out)).astype(np.float32),
+            np.zeros(n_out, np.float32),
+        )
+        if arch == "symmetric":
+            project_symmetric(net)
+        return net
+
+    @property
+    def hidden(self) -> int:
+        return self.W1.shape[1]
+
+    @property
+    def arch_id(self) -> int:
+        return ARCHS[self.arch]
+
+    @property
+    def encoding_id(self) -> int:
+        return encoding_id(self.encoding)
+
+    def arrays(self) -> tuple:
+        return self.W1, self.b1, self.W2, self.b2, self.arch_id, self.encoding_id
+
+    def copy(self) -> "Net":
+        return Net(self.arch, self.encoding, self.W1.copy(), self.b1.copy(), self.W2.copy(),
+                   self.b2.copy(), json.loads(json.dumps(self.card)))
+
+    def probabilities(self, boards: np.ndarray) -> np.ndarray:
+        """(n, 5) probabilities for boards of shape (n, 2, 25) or one board (2, 25)."""
+        boards = np.ascontiguousarray(boards, dtype=np.int8)
+        single = boards.ndim == 2
+        if single:
+            boards = boards[None]
+        out = np.zeros((len(boards), 5), dtype=np.float32)
+        evaluate_boards(*self.arrays(), boards, len(boards), out)
+        return out[0] if single else out
+
+    def weights_digest(self) -> str:
+        h = hashlib.sha256()
+        for a in (self.W1, self.b1, self.W2, self.b2):
+            h.update(np.ascontiguousarray(a, dtype=np.float32).tobytes())
+        return h.hexdigest()
+
+    def save(self, path: str | Path, **card_updates) -> Path:
+        """Write ``path`` (.npz) and its card (.json) beside it, each atomically."""
+        path = Path(path).with_suffix(".npz")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        card = {**self.card, **card_updates, "arch": self.arch, "encoding": self.encoding,
+                "inputs": int(self.W1.shape[0]), "hidden": self.hidden,
+                "outputs": int(self.W2.shape[1]), "weights_sha256": self.weights_digest()}
+        self.card = card
+        tmp = path.with_name(path.name + ".tmp.npz")
+        np.savez(tmp, W1=self.W1, b1=self.b1, W2=self.W2, b2=self.b2)
+        os.replace(tmp, path)
+        card_path = path.with_suffix(".json")
+        tmp_card = card_path.with_name(card_path.name + ".tmp")
+        tmp_card.write_text(json.dumps(card, indent=2, sort_keys=True) + "\n")
+        os.replace(tmp_card, card_path)
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path) -> "Net":
+        path = Path(path).with_suffix(".npz")
+        card_path = path.with_suffix(".json")
+        if not path.exists():
+            raise NetError(f"no weights file {path}")
+        if not card_path.exists():
+            raise NetError(f"{path} has no model card {card_path}")
+        try:
+            card = json.loads(card_path.read_text())
+            with np.load(path) as data:
+                arrays = [np.ascontiguousarray(data[k], dtype=np.float32) for k in ("W1", "b1", "W2", "b2")]
+        except (OSError, ValueError, KeyError) as exc:
+            raise NetError(f"cannot read net {path}: {exc}") from exc
+        for key in ("arch", "encoding", "inputs", "hidden", "outputs"):
+            if key not in card:
+                raise NetError(f"model card {card_path} lacks {key!r}")
+        if card["arch"] not in ARCHS:
+            raise NetError(f"model card {card_path}: unknown architecture {card['arch']!r}")
+        W1, b1, W2, b2 = arrays
+        expected = (input_size(card["encoding"]), card["hidden"], RAW_OUTPUTS[card["arch"]])
+        found = (W1.shape[0], W1.shape[1], W2.shape[1])
+        if found != (card["inputs"], card["hidden"], card["outputs"]) or found != expected \
+                or b1.shape != (W1.shape[1],) or W2.shape[0] != W1.shape[1] or b2.shape != (W2.shape[1],):
+            raise NetError(f"{path}: weights {found} do not match the card "
+                           f"(inputs, hidden, outputs) = {(card['inputs'], card['hidden'], card['outputs'])}")
+        net = cls(card["arch"], card["encoding"], W1, b1, W2, b2, card)
+        digest = card.get("weights_sha256")
+        if digest and digest != net.weights_digest():
+            raise NetError(f"{path}: weights do not match the checksum in {card_path}")
+        return net

@@ -1,0 +1,357 @@
+"""Position ID, Match ID and XGID: round trips, gnubg_nn agreement, the gnubg binary."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import gnubg_nn
+import numpy as np
+import pytest
+from hypothesis import given, settings
+
+import gnubg_cli
+from engine.ids import (
+    CENTRED,
+    GameState,
+    IdError,
+    MatchState,
+    MatchStateError,
+    Resignation,
+    board_from_position_id,
+    match_id,
+    match_state_from_id,
+    parse_xgid,
+    position_id,
+    position_key,
+    xgid,
+)
+from engine.position import Position
+from strategies import boards, match_states, random_board, random_match_state
+
+OPENING_ID = "4HPwATDgc/ABMA"
+OPENING_XGID = "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10"
+
+
+def one_checker_each(on_roll_point: int, opponent_point: int) -> np.ndarray:
+    board = np.zeros((2, 25), dtype=np.int8)
+    board[0, on_roll_point - 1] = 1
+    board[1, opponent_point - 1] = 1
+    return board
+
+
+def raw_position_id(not_on_roll: list[int], on_roll: list[int]) -> str:
+    """Pack counts without any checks, to build IDs the decoder must reject."""
+    bits, offset = 0, 0
+    for count in not_on_roll + on_roll:
+        bits |= ((1 << count) - 1) << offset
+        offset += count + 1
+    return gnubg_cli_free_b64(bits.to_bytes(10, "little"))
+
+
+def gnubg_cli_free_b64(key: bytes) -> str:
+    import base64
+
+    return base64.b64encode(key).decode().rstrip("=")
+
+
+# ---------------------------------------------------------------- Position ID
+
+
+def test_opening_position_id():
+    assert position_id(Position.initial().board) == OPENING_ID
+    assert np.array_equal(board_from_position_id(OPENING_ID), Position.initial().board)
+
+
+def test_not_on_roll_side_is_encoded_first():
+    # verified with the binary: X on roll on its 8 point, O on its 6 point
+    board = one_checker_each(on_roll_point=8, opponent_point=6)
+    assert position_id(board) == "IAAAAAIAAAAAAA"
+    assert position_id(board[::-1]) == "gAAAgAAAAAAAAA"
+
+
+def test_position_key_is_ten_bytes_and_matches_the_id():
+    key = position_key(Position.initial().board)
+    assert len(key) == 10
+    assert gnubg_cli_free_b64(key) == OPENING_ID
+
+
+def test_decoded_board_is_int8_and_validated():
+    board = board_from_position_id(OPENING_ID)
+    assert board.dtype == np.int8 and board.shape == (2, 25)
+    Position(board)
+
+
+@given(boards())
+def test_position_id_round_trip(board):
+    pid = position_id(board)
+    assert len(pid) == 14
+    assert np.array_equal(board_from_position_id(pid), board)
+
+
+@given(boards())
+def test_position_id_agrees_with_gnubg_nn(board):
+    gnubg_order = board[::-1].tolist()  # gnubg_nn lists the side not on roll first
+    pid = position_id(board)
+    assert gnubg_nn.position_id(gnubg_order) == pid
+    assert np.array_equal(np.array(gnubg_nn.board_from_position_id(pid))[::-1], board)
+
+
+@pytest.mark.parametrize(
+    ("pid", "reason"),
+    [
+        ("", "0 characters"),
+        ("4HPwATDgc/ABM", "13 characters"),
+        ("4HPwATDgc/ABMAA", "15 characters"),
+        ("4HPwATDgc/AB*A", "invalid character '*' at position 13"),
+        ("4HPwATDgc/ABM=", "invalid character '='"),
+        ("4HPwATDgc/ABMB", "beyond the 80-bit key"),
+        ("/////////////w", "too many checkers"),
+        (raw_position_id([16] + [0] * 24, [0] * 25), "16 checkers"),
+        (raw_position_id([0] * 25, [8, 8] + [0] * 23), "16 checkers"),
+        (raw_position_id([1] + [0] * 24, [0] * 23 + [1, 0]), "both sides"),
+        (raw_position_id([0] * 25, [0] * 25)[:-1] + "Q", "not zero"),
+    ],
+)
+def test_malformed_position_ids_are_rejected_clearly(pid, reason):
+    with pytest.raises(IdError, match=reason.replace("*", r"\*")):
+        board_from_position_id(pid)
+
+
+def test_position_id_rejects_non_strings():
+    with pytest.raises(IdError, match="must be a string"):
+        board_from_position_id(None)  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------- Match ID
+
+# (commands given to gnubg 1.07 after a prologue of human players, Match ID shown, state)
+GNUBG_MATCH_IDS = [
+    (["new session", "set turn 1", "set dice 3 1"], "cIkFAAAAAAAA",
+     MatchState(on_roll=1, dice=(3, 1), jacoby=True)),
+    (["new match 9", "set score 2 4", "set cube value 2", "set cube owner 0", "set turn 1", "set dice 5 2"],
+     "QYkqASAAIAAE", MatchState(cube=2, cube_owner=0, on_roll=1, dice=(5, 2), match_length=9, score=(2, 4))),
+    (["new match 7", "set score 6 3", "set crawford on", "set turn 0", "set dice 6 6"], "sAH7AGAAGAAE",
+     MatchState(on_roll=0, crawford=True, dice=(6, 6), match_length=7, score=(6, 3))),
+    (["new match 5", "set score 4 4", "set turn 1"], "cAmgAEAAIAAE",
+     MatchState(on_roll=1, match_length=5, score=(4, 4))),
+    (["new session", "set cube value 8", "set cube owner 1", "set turn 0", "set dice 4 2"], "EwEKAAAAAAAA",
+     MatchState(cube=8, cube_owner=1, on_roll=0, dice=(4, 2))),
+    (["new match 25", "set score 20 17", "set cube value 4", "set cube owner 1", "set turn 0"], "EgEgA0ABiAAE",
+     MatchState(cube=4, cube_owner=1, on_roll=0, match_length=25, score=(20, 17))),
+    (["new match 7", "set turn 1", "double"], "cBHgAAAAAAAE",
+     MatchState(on_roll=1, to_decide=0, doubled=True, match_length=7)),
+    (["new match 7", "set turn 0", "set dice 2 1", "resign gammon"], "MEnlAAAAAAAE",
+     MatchState(on_roll=0, to_decide=1, resigned=Resignation.GAMMON, dice=(2, 1), match_length=7)),
+    (["set jacoby off", "new session", "set turn 0", "set dice 6 5"], "MAEXAAAAAAAE",
+     MatchState(on_roll=0, dice=(6, 5), jacoby=False)),
+    (["set jacoby on", "new session", "set turn 1", "resign backgammon"], "cGEAAAAAAAAA",
+     MatchState(on_roll=1, to_decide=0, resigned=Resignation.BACKGAMMON)),
+    (["set automatic game off", "new match 5", "set turn 1", "resign single", "accept"], "cCOgABAAAAAE",
+     MatchState(on_roll=1, to_decide=0, game_state=GameState.RESIGNED, resigned=Resignation.SINGLE,
+                match_length=5, score=(1, 0))),
+    (["set automatic game off", "new match 5", "set score 1 2", "set turn 0", "double", "drop"], "MAygACAAEAAE",
+     MatchState(on_roll=0, to_decide=1, game_state=GameState.DROPPED, match_length=5, score=(2, 2))),
+]
+
+
+@pytest.mark.parametrize(("commands", "mid", "state"), GNUBG_MATCH_IDS, ids=[row[1] for row in GNUBG_MATCH_IDS])
+def test_gnubg_match_ids_decode_and_encode(commands, mid, state):
+    assert match_state_from_id(mid) == state
+    assert match_id(state) == mid
+
+
+def test_manual_example_match_id():
+    state = match_state_from_id("QYkqASAAIAAA")
+    assert state == MatchState(cube=2, cube_owner=0, on_roll=1, dice=(5, 2), match_length=9, score=(2, 4),
+                               jacoby=True)
+    assert match_id(state) == "QYkqASAAIAAA"
+
+
+@given(match_states())
+def test_match_id_round_trip(state):
+    mid = match_id(state)
+    assert len(mid) == 12
+    assert match_state_from_id(mid) == replace(state, beavers=False)  # beavers live only in XGIDs
+
+
+def test_dice_are_stored_larger_first():
+    assert MatchState(dice=(2, 5)).dice == (5, 2)
+    assert match_id(MatchState(dice=(2, 5))) == match_id(MatchState(dice=(5, 2)))
+
+
+def raw_match_id(**fields: int) -> str:
+    """Pack Match ID fields without checks (defaults: fresh money game)."""
+    widths = [("cube", 4, 0), ("owner", 2, 3), ("on_roll", 1, 0), ("crawford", 1, 0), ("state", 3, 1),
+              ("turn", 1, 0), ("doubled", 1, 0), ("resigned", 2, 0), ("die1", 3, 0), ("die2", 3, 0),
+              ("length", 15, 0), ("score0", 15, 0), ("score1", 15, 0), ("extra", 6, 0)]
+    bits, offset = 0, 0
+    for name, width, default in widths:
+        bits |= fields.get(name, default) << offset
+        offset += width
+    return gnubg_cli_free_b64(bits.to_bytes(9, "little"))
+
+
+@pytest.mark.parametrize(
+    ("mid", "reason"),
+    [
+        ("cIkFAAAAAAA", "11 characters"),
+        ("cIkFAAAAAAAAA", "13 characters"),
+        ("cIkFAAAA AAA", "invalid character ' '"),
+        ("cIkFAAAAAAAI", "beyond bit 66"),
+        (raw_match_id(extra=0b100000), "beyond bit 66"),
+        (raw_match_id(owner=2), "cube owner field is 2"),
+        (raw_match_id(state=5), "game state 5"),
+        (raw_match_id(die1=7, die2=3), "dice"),
+        (raw_match_id(die1=4, die2=0), "dice"),
+        (raw_match_id(length=5, score0=6), "exceeds the match length"),
+        (raw_match_id(crawford=1), "money game cannot be the Crawford game"),
+    ],
+)
+def test_malformed_match_ids_are_rejected_clearly(mid, reason):
+    with pytest.raises(IdError, match=reason):
+        match_state_from_id(mid)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [dict(cube=3), dict(cube=0), dict(cube=1 << 16), dict(cube_owner=2), dict(on_roll=2), dict(to_decide=-1),
+     dict(dice=(0, 3)), dict(dice=(7, 1)), dict(match_length=-1), dict(match_length=5, score=(5, 6)),
+     dict(crawford=True), dict(crawford=True, match_length=7, score=(5, 4)),
+     dict(crawford=True, match_length=7, score=(6, 4), cube=2), dict(resigned=4), dict(game_state=9)],
+)
+def test_inconsistent_match_states_are_refused(kwargs):
+    with pytest.raises(MatchStateError):
+        MatchState(**kwargs)
+
+
+# ---------------------------------------------------------------- XGID
+
+
+def test_xgid_opening_is_the_initial_position_with_bottom_on_roll():
+    board, state = parse_xgid(OPENING_XGID)
+    assert np.array_equal(board, Position.initial().board)
+    assert state == MatchState(on_roll=1, jacoby=False)
+    assert xgid(board, state) == OPENING_XGID
+
+
+def test_xgid_turn_picks_the_row_on_roll():
+    # one bottom checker on index 7 (its 7 point), one top checker on index 17 (its 8 point);
+    # the Position IDs are those gnubg shows after `set xgid`
+    bottom_on_roll, state = parse_xgid("XGID=-------A---------a--------:0:0:1:00:0:0:0:0:10")
+    assert state.on_roll == 1
+    assert np.array_equal(bottom_on_roll, one_checker_each(on_roll_point=7, opponent_point=8))
+    assert position_id(bottom_on_roll) == "gAAAAAEAAAAAAA"
+    top_on_roll, state = parse_xgid("-------A---------a--------:0:0:-1:52:0:0:0:0:10")
+    assert state.on_roll == 0 and state.dice == (5, 2)
+    assert np.array_equal(top_on_roll, one_checker_each(on_roll_point=8, opponent_point=7))
+    assert position_id(top_on_roll) == "QAAAAAIAAAAAAA"
+
+
+def test_xgid_fields_map_to_gnubg_players():
+    _, state = parse_xgid("XGID=-------A---------a--------:2:-1:1:63:3:5:0:7:10")
+    assert state == MatchState(cube=4, cube_owner=0, on_roll=1, dice=(6, 3), match_length=7, score=(5, 3))
+    _, state = parse_xgid("XGID=-------A---------a--------:1:1:-1:D:0:0:3:0:10")
+    assert state == MatchState(cube=2, cube_owner=1, on_roll=0, to_decide=1, doubled=True, jacoby=True,
+                               beavers=True)
+    _, state = parse_xgid("XGID=-------A---------a--------:0:0:1:00:2:6:1:7:10")
+    assert state.crawford and state.score == (6, 2)
+
+
+def xgid_view(state: MatchState) -> MatchState:
+    """What survives a trip through an XGID."""
+    return replace(state, game_state=GameState.PLAYING, resigned=Resignation.NONE,
+                   to_decide=1 - state.on_roll if state.doubled else state.on_roll,
+                   dice=(0, 0) if state.doubled else state.dice,
+                   jacoby=state.jacoby if state.is_money else False)
+
+
+@settings(max_examples=200)
+@given(boards(), match_states())
+def test_xgid_round_trip(board, state):
+    text = xgid(board, state)
+    assert text.startswith("XGID=") and len(text.split(":")[0]) == 5 + 26
+    parsed_board, parsed_state = parse_xgid(text)
+    assert np.array_equal(parsed_board, board)
+    assert parsed_state == xgid_view(state)
+    assert xgid(parsed_board, parsed_state) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0", "9 colon-separated fields"),
+        ("XGID=-b----E-C---eE---c-e----B:0:0:1:00:0:0:0:0:10", "25 characters"),
+        ("XGID=-b----E-C---eE---c-e----Q-:0:0:1:00:0:0:0:0:10", "invalid character 'Q'"),
+        ("XGID=-b----E-C---eE---c-e----*-:0:0:1:00:0:0:0:0:10", r"invalid character '\*'"),
+        ("XGID=-b----E-C---eE---c-e----PB:0:0:1:00:0:0:0:0:10", "bottom player has 31 checkers"),
+        ("XGID=Ab----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10", "top player's bar"),
+        ("XGID=-b----E-C---eE---c-e----Ba:0:0:1:00:0:0:0:0:10", "bottom player's bar"),
+        ("XGID=-b----E-C---eE---c-e----B-:x:0:1:00:0:0:0:0:10", "cube .* is not a number"),
+        ("XGID=-b----E-C---eE---c-e----B-:0:2:1:00:0:0:0:0:10", "cube position 2"),
+        ("XGID=-b----E-C---eE---c-e----B-:0:0:0:00:0:0:0:0:10", "turn must be 1"),
+        ("XGID=-b----E-C---eE---c-e----B-:0:0:1:7:0:0:0:0:10", "dice '7'"),
+        ("XGID=-b----E-C---eE---c-e----B-:0:0:1:B:0:0:0:0:10", "dice 'B'"),
+        ("XGID=-b----E-C---eE---c-e----B-:0:0:1:70:0:0:0:0:10", "dice"),
+        ("XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:2:7:10", "Crawford/Jacoby field 2"),
+        ("XGID=-b----E-C---eE---c-e----B-:0:0:1:00:8:0:0:7:10", "exceeds the match length"),
+        ("XGID=-b----E-C---eE---c-e----B-:0:0:1:00:3:5:1:7:10", "Crawford game needs a player at 6"),
+    ],
+)
+def test_malformed_xgids_are_rejected_clearly(text, reason):
+    with pytest.raises(IdError, match=reason):
+        parse_xgid(text)
+
+
+# ---------------------------------------------------------------- the gnubg binary
+
+
+def test_position_ids_agree_with_the_gnubg_binary():
+    rng = np.random.default_rng(20240601)
+    samples = [Position.initial().board] + [random_board(rng) for _ in range(60)]
+    blocks = [["new game"]] + [[gnubg_cli.simple_board_command(board)] for board in samples]
+    # and the reverse direction: gnubg accepts our IDs and shows them unchanged
+    blocks += [[f"set board {position_id(board)}"] for board in samples[:20]]
+    shown = [pid for pid, _ in gnubg_cli.ids_after(blocks)[1:]]
+    expected = [position_id(board) for board in samples] + [position_id(board) for board in samples[:20]]
+    assert shown == expected
+
+
+def test_match_ids_agree_with_the_gnubg_binary():
+    shown = [mid for _, mid in gnubg_cli.ids_after([commands for commands, _, _ in GNUBG_MATCH_IDS])]
+    assert shown == [mid for _, mid, _ in GNUBG_MATCH_IDS]
+
+
+def test_gnubg_binary_accepts_our_match_ids():
+    rng = np.random.default_rng(7)
+    states = [random_match_state(rng) for _ in range(40)]
+    states = [replace(s, doubled=False, to_decide=s.on_roll) for s in states]  # gnubg steps back from doubles
+    blocks = [["new session", f"set matchid {match_id(state)}"] for state in states]
+    shown = [mid for _, mid in gnubg_cli.ids_after(blocks)]
+    assert shown == [match_id(state) for state in states]
+
+
+def swap_players(state: MatchState) -> MatchState:
+    """gnubg's `set xgid` swaps players so the one on roll is X (player 1)."""
+    owner = state.cube_owner if state.cube_owner == CENTRED else 1 - state.cube_owner
+    return replace(state, on_roll=1 - state.on_roll, to_decide=1 - state.to_decide, cube_owner=owner,
+                   score=state.score[::-1])
+
+
+def test_xgids_agree_with_the_gnubg_binary():
+    rng = np.random.default_rng(11)
+    opening = Position.initial().board
+    cases = [
+        (opening, MatchState(on_roll=1, jacoby=False)),
+        (opening, MatchState(on_roll=0, crawford=True, match_length=7, score=(6, 3), dice=(4, 1))),
+        (opening, MatchState(on_roll=1, crawford=True, match_length=7, score=(2, 6))),
+        (opening, MatchState(on_roll=0, cube=4, cube_owner=1, score=(3, 1), jacoby=False, beavers=True)),
+        (opening, MatchState(on_roll=1, cube=8, cube_owner=0, jacoby=True, beavers=True, dice=(3, 3))),
+    ]
+    cases += [(random_board(rng), random_match_state(rng)) for _ in range(40)]
+    results = gnubg_cli.ids_after([["new session", f"set xgid {xgid(board, state)}"] for board, state in cases])
+    for (board, state), (pid, mid) in zip(cases, results):
+        assert pid == position_id(board), xgid(board, state)
+        if state.doubled:
+            continue  # gnubg cannot hold an offered double from an XGID and steps back
+        expected = xgid_view(state) if state.on_roll == 1 else swap_players(xgid_view(state))
+        assert mid == match_id(expected), xgid(board, state)
