@@ -143,20 +143,20 @@ class BearoffDB:
         """P(side on roll bears off first): it wins needing n rolls when the
         opponent needs n or more, because it rolls first."""
         us, them = _bearoff_indices(board)
-        return float(self.off[us] @ self.tail_off[them, :MAX_ROLLS])
+        return min(float(self.off[us] @ self.tail_off[them, :MAX_ROLLS]), 1.0)
 
     def probabilities(self, board) -> np.ndarray:
         """[win, gammon win, backgammon win, gammon loss, backgammon loss], cumulative
         as gnubg's (a win includes its gammons); backgammons cannot happen here."""
         us, them = _bearoff_indices(board)
-        win = float(self.off[us] @ self.tail_off[them, :MAX_ROLLS])
+        win = min(float(self.off[us] @ self.tail_off[them, :MAX_ROLLS]), 1.0)
         # our n-th roll comes before their n-th: gammon when they need >= n to start
         gammon_win = float(self.off[us] @ self.tail_first[them, :MAX_ROLLS])
         # their m-th roll comes after our m-th: gammon when we need >= m + 1 to start
         gammon_loss = float(self.off[them] @ self.tail_first[us, 1:])
         # the two optimal plays differ, so clip the rare inconsistency of the product
         gammon_win = min(gammon_win, win)
-        gammon_loss = min(gammon_loss, 1.0 - win)
+        gammon_loss = min(gammon_loss, max(1.0 - win, 0.0))
         return np.array([win, gammon_win, 0.0, gammon_loss, 0.0])
 
 

@@ -133,50 +133,59 @@ def all_bearoff_positions() -> np.ndarray:
     return out
 
 
+STACK_SIZE = 4 * NUM_POINTS + 2  # depth-first: at most 6 children pushed per die
+MAX_SUCCESSORS = 256  # paths of one roll: 2 orders * 6 * 6, or C(9, 4) = 126 for doubles
+
+
+def _scratch() -> tuple[np.ndarray, ...]:
+    """Buffers for ``_successors``, allocated once per caller, not once per roll."""
+    return (
+        np.zeros(MAX_SUCCESSORS, dtype=np.int64),
+        np.zeros((STACK_SIZE, NUM_POINTS), dtype=np.int64),
+        np.zeros(STACK_SIZE, dtype=np.int64),
+        np.zeros(STACK_SIZE, dtype=np.int64),
+        np.zeros(NUM_POINTS, dtype=np.int64),
+    )
+
+
 @njit(cache=True)
-def _successors(counts, d1, d2, binom, out):
+def _successors(counts, d1, d2, binom, out, stack, depth, max_src, cur):
     """Write the rank of every position reachable with roll (d1, d2) into ``out``;
     return how many (duplicates possible, which is harmless for a minimum).
 
     In a bearoff position every die can be played while a checker is left, so
     "use both dice" and "play the larger die" never bind.  Doubles are generated with
-    non-increasing source points, which reaches every result once per multiset.
+    non-increasing source points, which still reaches every result.
     """
     doubles = d1 == d2
     n_dice = 4 if doubles else 2
     n_out = 0
-    stack = np.zeros((4 * NUM_POINTS + 2, NUM_POINTS), dtype=np.int64)
-    depth = np.zeros(4 * NUM_POINTS + 2, dtype=np.int64)
-    max_src = np.zeros(4 * NUM_POINTS + 2, dtype=np.int64)
-    dice = np.zeros(4, dtype=np.int64)
     for order in range(1 if doubles else 2):
-        for k in range(n_dice):
-            dice[k] = d1 if (k + order) % 2 == 0 else d2
         top = 0
         stack[0, :] = counts
         depth[0] = 0
         max_src[0] = NUM_POINTS - 1
         while top >= 0:
-            c = stack[top].copy()
+            cur[:] = stack[top]
             dep = depth[top]
             hi = max_src[top]
             top -= 1
             highest = -1
             for p in range(NUM_POINTS):
-                if c[p] > 0:
+                if cur[p] > 0:
                     highest = p
             if dep == n_dice or highest < 0:
-                out[n_out] = _rank(c, binom)
+                out[n_out] = _rank(cur, binom)
                 n_out += 1
                 continue
-            die = dice[dep]
+            die = d1 if (dep + order) % 2 == 0 else d2
             for src in range(min(hi, highest), -1, -1):
-                if c[src] == 0:
+                if cur[src] == 0:
                     continue
                 if src + 1 < die and src != highest:
                     continue  # bearing off with a larger die only from the highest point
                 top += 1
-                stack[top, :] = c
+                stack[top, :] = cur
                 stack[top, src] -= 1
                 if src + 1 > die:
                     stack[top, src - die] += 1
@@ -186,7 +195,7 @@ def _successors(counts, d1, d2, binom, out):
 
 
 @njit(cache=True)
-def _generate(binom, rolls, weights, n_positions, n_rolls, max_checkers):
+def _generate(binom, rolls, weights, n_positions, n_rolls, max_checkers, scratch):
     off = np.zeros((n_positions, n_rolls))
     first = np.zeros((n_positions, n_rolls))
     mean_off = np.zeros(n_positions)
@@ -196,12 +205,14 @@ def _generate(binom, rolls, weights, n_positions, n_rolls, max_checkers):
     for i in range(full_from):
         first[i, 0] = 1.0  # a checker is already off
     counts = np.zeros(NUM_POINTS, dtype=np.int64)
-    succ = np.zeros(8192, dtype=np.int64)
+    succ, stack, depth, max_src, cur = scratch
     for i in range(1, n_positions):
         _unrank(i, binom, counts)
         full = i >= full_from
         for r in range(rolls.shape[0]):
-            n = _successors(counts, rolls[r, 0], rolls[r, 1], binom, succ)
+            n = _successors(
+                counts, rolls[r, 0], rolls[r, 1], binom, succ, stack, depth, max_src, cur
+            )
             w = weights[r]
             best = succ[0]
             best_first = succ[0]
@@ -229,13 +240,14 @@ def _generate(binom, rolls, weights, n_positions, n_rolls, max_checkers):
 def generate_bearoff_tables() -> tuple[np.ndarray, np.ndarray]:
     """(off, first): float64 arrays (54264, 32) of P(n rolls) for every position."""
     return _generate(
-        _BINOM, _ROLLS, _ROLL_WEIGHTS, NUM_POSITIONS, MAX_ROLLS, MAX_CHECKERS
+        _BINOM, _ROLLS, _ROLL_WEIGHTS, NUM_POSITIONS, MAX_ROLLS, MAX_CHECKERS, _scratch()
     )
 
 
 def bearoff_successors(counts6, die1: int, die2: int) -> set[tuple[int, ...]]:
     """Every one-sided position reachable from ``counts6`` with the roll (for tests)."""
     counts = np.asarray(counts6, dtype=np.int64)
-    out = np.zeros(8192, dtype=np.int64)
-    n = _successors(counts, int(die1), int(die2), _BINOM, out)
+    scratch = _scratch()
+    n = _successors(counts, int(die1), int(die2), _BINOM, *scratch)
+    out = scratch[0]
     return {bearoff_position(int(s)) for s in set(out[:n].tolist())}

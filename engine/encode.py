@@ -105,27 +105,52 @@ def _rearmost(row):
     return -1
 
 
+def _roll_tables():
+    """Bit index of each unordered roll, its weight of 36, and the rolls holding a die."""
+    index = np.zeros((7, 7), dtype=np.int64)
+    weight = np.zeros(21, dtype=np.int64)
+    k = 0
+    for d1 in range(1, 7):
+        for d2 in range(d1, 7):
+            index[d1, d2] = index[d2, d1] = k
+            weight[k] = 1 if d1 == d2 else 2
+            k += 1
+    holding = np.zeros(7, dtype=np.int64)
+    for d in range(1, 7):
+        for other in range(1, 7):
+            holding[d] |= 1 << index[d, other]
+    return index, weight, holding
+
+
+ROLL_INDEX, ROLL_WEIGHT, ROLLS_HOLDING = _roll_tables()
+
+
 @njit(cache=True, inline="always")
 def _open(pos, defender):
     return pos >= 0 and defender[23 - pos] < 2
 
 
 @njit(cache=True)
-def _reaches(a, b, d1, d2, defender):
-    """Can a checker on attacker column ``a`` land on column ``b`` with this roll?"""
+def _hitting_rolls(a, b, defender):
+    """Bit mask of the rolls that carry a checker from attacker column a to column b."""
     dist = a - b
-    if dist <= 0:
-        return False
-    if d1 != d2:
-        if dist == d1 or dist == d2:
-            return True
-        return dist == d1 + d2 and (_open(a - d1, defender) or _open(a - d2, defender))
-    if dist % d1 != 0 or dist > 4 * d1:
-        return False
-    for k in range(1, dist // d1):
-        if not _open(a - k * d1, defender):
-            return False
-    return True
+    mask = 0
+    if dist <= 6:
+        mask |= ROLLS_HOLDING[dist]
+    for d1 in range(1, 7):
+        d2 = dist - d1
+        if d2 > d1 and d2 <= 6 and (_open(a - d1, defender) or _open(a - d2, defender)):
+            mask |= 1 << ROLL_INDEX[d1, d2]
+    for d in range(1, 7):
+        if dist % d == 0 and 2 <= dist // d <= 4:
+            ok = True
+            for k in range(1, dist // d):
+                if not _open(a - k * d, defender):
+                    ok = False
+                    break
+            if ok:
+                mask |= 1 << ROLL_INDEX[d, d]
+    return mask
 
 
 @njit(cache=True)
@@ -135,30 +160,20 @@ def count_shots(attacker, defender):
     Exact for single dice, combinations through open points and doubles; a checker on
     the bar only hits from the bar.
     """
-    blots = np.empty(15, dtype=np.int64)
-    nblots = 0
-    for c in range(24):
-        if defender[c] == 1:
-            blots[nblots] = 23 - c  # the blot's column in the attacker's numbering
-            nblots += 1
-    if nblots == 0:
-        return 0
+    mask = 0
     from_bar_only = attacker[24] > 0
+    for c in range(24):
+        if defender[c] != 1:
+            continue
+        b = 23 - c  # the blot's column in the attacker's numbering
+        for a in range(24, b, -1):
+            if attacker[a] == 0 or (from_bar_only and a != 24) or a - b > 24:
+                continue
+            mask |= _hitting_rolls(a, b, defender)
     hits = 0
-    for d1 in range(1, 7):
-        for d2 in range(1, 7):
-            hit = False
-            for a in range(24, -1, -1):
-                if attacker[a] == 0 or (from_bar_only and a != 24):
-                    continue
-                for bi in range(nblots):
-                    if _reaches(a, blots[bi], d1, d2, defender):
-                        hit = True
-                        break
-                if hit:
-                    break
-            if hit:
-                hits += 1
+    for k in range(21):
+        if mask & (1 << k):
+            hits += ROLL_WEIGHT[k]
     return hits
 
 

@@ -6,8 +6,8 @@ player on roll.  Each side lists its points 1..24 and then its bar, writing a 1-
 per checker and a 0-bit to close the point.  Bit k of the key goes to byte k // 8,
 bit k % 8; the 10 bytes are base64-encoded without padding (14 characters).
 
-Match ID: 66 fields bits (LSB first, in the order of ``_MATCH_FIELDS``) plus gnubg's
-bit 66, which is set when the Jacoby rule is *off*; 9 bytes, 12 base64 characters.
+Match ID: 66 bits of fields (LSB first, widths in ``_MATCH_FIELD_WIDTHS``) plus
+gnubg's bit 66, set when the Jacoby rule is *off*; 9 bytes, 12 base64 characters.
 
 XGID: ``XGID=pos:cubeLog2:cubePos:turn:dice:scoreBottom:scoreTop:rules:matchLength:maxCube``.
 The bottom player (upper-case checkers, points counted from its side) is gnubg's
@@ -20,7 +20,6 @@ dice field ``D`` the ``turn`` player has doubled and the other one must decide.
 from __future__ import annotations
 
 import base64
-import binascii
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -76,11 +75,7 @@ def _decode_base64(text: str, length: int, what: str) -> bytes:
     for index, char in enumerate(text):
         if char not in _BASE64_ALPHABET:
             raise IdError(f"{what} {text!r} has an invalid character {char!r} at position {index + 1}")
-    padding = "=" * (-len(text) % 4)
-    try:
-        return base64.b64decode(text + padding, validate=True)
-    except binascii.Error as exc:  # unreachable after the checks above, kept as a guard
-        raise IdError(f"{what} {text!r} is not valid base64: {exc}") from exc
+    return base64.b64decode(text + "=" * (-len(text) % 4))
 
 
 def _encode_base64(key: bytes) -> str:
@@ -94,10 +89,9 @@ def position_key(board: np.ndarray) -> bytes:
     """gnubg's 10-byte position key (not-on-roll side first)."""
     board = np.asarray(board)
     validate_board(board)
-    bits = 0
-    offset = 0
+    bits = offset = 0
     for side in (OPPONENT, ON_ROLL):
-        for count in board[side].tolist():
+        for count in (int(c) for c in board[side]):
             bits |= ((1 << count) - 1) << offset
             offset += count + 1
     return bits.to_bytes(_POSITION_KEY_BITS // 8, "little")
@@ -190,10 +184,8 @@ class MatchState:
             raise MatchStateError("dice and score must be pairs")
         object.__setattr__(self, "dice", (max(dice), min(dice)))
         object.__setattr__(self, "score", score)
-        object.__setattr__(self, "crawford", bool(self.crawford))
-        object.__setattr__(self, "doubled", bool(self.doubled))
-        object.__setattr__(self, "jacoby", bool(self.jacoby))
-        object.__setattr__(self, "beavers", bool(self.beavers))
+        for flag in ("crawford", "doubled", "jacoby", "beavers"):
+            object.__setattr__(self, flag, bool(getattr(self, flag)))
         self._check()
         object.__setattr__(self, "game_state", GameState(self.game_state))
         object.__setattr__(self, "resigned", Resignation(self.resigned))
@@ -237,46 +229,22 @@ class MatchState:
         return self.match_length == 0
 
 
-# (name, width) in key order, least significant bit first
-_MATCH_FIELDS = (
-    ("cube_log2", 4),
-    ("cube_owner", 2),
-    ("on_roll", 1),
-    ("crawford", 1),
-    ("game_state", 3),
-    ("to_decide", 1),
-    ("doubled", 1),
-    ("resigned", 2),
-    ("die1", 3),
-    ("die2", 3),
-    ("match_length", 15),
-    ("score0", 15),
-    ("score1", 15),
-    ("no_jacoby", 1),
-)
+# Field widths in key order, least significant bit first: cube log2, cube owner (3 =
+# centred), player on roll, Crawford, game state, player to decide, doubled,
+# resignation, die 1, die 2, match length, score 0, score 1, Jacoby *off*.
+_MATCH_FIELD_WIDTHS = (4, 2, 1, 1, 3, 1, 1, 2, 3, 3, 15, 15, 15, 1)
 
 
 def match_key(state: MatchState) -> bytes:
-    values = {
-        "cube_log2": state.cube_log2,
-        "cube_owner": state.cube_owner & 0b11,  # centred (-1) is stored as 3
-        "on_roll": state.on_roll,
-        "crawford": int(state.crawford),
-        "game_state": int(state.game_state),
-        "to_decide": state.to_decide,
-        "doubled": int(state.doubled),
-        "resigned": int(state.resigned),
-        "die1": state.dice[0],
-        "die2": state.dice[1],
-        "match_length": state.match_length,
-        "score0": state.score[0],
-        "score1": state.score[1],
-        "no_jacoby": int(not state.jacoby),
-    }
-    bits = 0
-    offset = 0
-    for name, width in _MATCH_FIELDS:
-        bits |= values[name] << offset
+    """gnubg's 9-byte match key."""
+    values = (
+        state.cube_log2, state.cube_owner & 0b11, state.on_roll, int(state.crawford), int(state.game_state),
+        state.to_decide, int(state.doubled), int(state.resigned), *state.dice, state.match_length,
+        *state.score, int(not state.jacoby),
+    )
+    bits = offset = 0
+    for value, width in zip(values, _MATCH_FIELD_WIDTHS):
+        bits |= value << offset
         offset += width
     return bits.to_bytes(9, "little")
 
@@ -291,29 +259,30 @@ def match_state_from_id(mid: str) -> MatchState:
     bits = int.from_bytes(_decode_base64(mid, MATCH_ID_LENGTH, "Match ID"), "little")
     if bits >> _MATCH_KEY_BITS:
         raise IdError(f"Match ID {mid!r}: bits beyond bit 66 are not zero")
-    fields = {}
-    offset = 0
-    for name, width in _MATCH_FIELDS:
-        fields[name] = (bits >> offset) & ((1 << width) - 1)
-        offset += width
-    if fields["cube_owner"] == 2:
+    values = []
+    for width in _MATCH_FIELD_WIDTHS:
+        values.append(bits & ((1 << width) - 1))
+        bits >>= width
+    cube_log2, owner, on_roll, crawford, game_state, to_decide, doubled, resigned, *rest = values
+    die1, die2, length, score0, score1, no_jacoby = rest
+    if owner == 2:
         raise IdError(f"Match ID {mid!r}: cube owner field is 2 (only 0, 1 or 3 = centred exist)")
-    if fields["game_state"] > GameState.DROPPED:
-        raise IdError(f"Match ID {mid!r}: game state {fields['game_state']} is unknown (0..4)")
+    if game_state > GameState.DROPPED:
+        raise IdError(f"Match ID {mid!r}: game state {game_state} is unknown (0..4)")
     try:
         return MatchState(
-            cube=1 << fields["cube_log2"],
-            cube_owner=CENTRED if fields["cube_owner"] == 3 else fields["cube_owner"],
-            on_roll=fields["on_roll"],
-            crawford=bool(fields["crawford"]),
-            game_state=GameState(fields["game_state"]),
-            to_decide=fields["to_decide"],
-            doubled=bool(fields["doubled"]),
-            resigned=Resignation(fields["resigned"]),
-            dice=(fields["die1"], fields["die2"]),
-            match_length=fields["match_length"],
-            score=(fields["score0"], fields["score1"]),
-            jacoby=not fields["no_jacoby"],
+            cube=1 << cube_log2,
+            cube_owner=CENTRED if owner == 3 else owner,
+            on_roll=on_roll,
+            crawford=bool(crawford),
+            game_state=GameState(game_state),
+            to_decide=to_decide,
+            doubled=bool(doubled),
+            resigned=Resignation(resigned),
+            dice=(die1, die2),
+            match_length=length,
+            score=(score0, score1),
+            jacoby=not no_jacoby,
         )
     except MatchStateError as exc:
         raise IdError(f"Match ID {mid!r}: {exc}") from exc
@@ -352,23 +321,10 @@ def xgid(board: np.ndarray, state: MatchState) -> str:
     cube_pos = {CENTRED: 0, BOTTOM: 1, TOP: -1}[state.cube_owner]
     turn = 1 if state.on_roll == BOTTOM else -1
     dice = "D" if state.doubled else f"{state.dice[0]}{state.dice[1]}"
-    if state.is_money:
-        rules = int(state.jacoby) + 2 * int(state.beavers)
-    else:
-        rules = int(state.crawford)
-    fields = [
-        "".join(chars),
-        str(state.cube_log2),
-        str(cube_pos),
-        str(turn),
-        dice,
-        str(state.score[BOTTOM]),
-        str(state.score[TOP]),
-        str(rules),
-        str(state.match_length),
-        str(DEFAULT_MAX_CUBE_LOG2),
-    ]
-    return XGID_PREFIX + ":".join(fields)
+    rules = int(state.jacoby) + 2 * int(state.beavers) if state.is_money else int(state.crawford)
+    fields = ["".join(chars), state.cube_log2, cube_pos, turn, dice, state.score[BOTTOM], state.score[TOP], rules,
+              state.match_length, DEFAULT_MAX_CUBE_LOG2]
+    return XGID_PREFIX + ":".join(map(str, fields))
 
 
 def _xgid_int(text: str, what: str, source: str, allowed: range) -> int:
@@ -426,7 +382,7 @@ def parse_xgid(text: str) -> tuple[np.ndarray, MatchState]:
     rules = _xgid_int(rules_text, "Crawford/Jacoby field", source, range(0, 2 if length else 4))
     score_bottom = _xgid_int(bottom_text, "bottom score", source, range(0, _FIELD_MAX + 1))
     score_top = _xgid_int(top_text, "top score", source, range(0, _FIELD_MAX + 1))
-    _xgid_int(max_text, "max cube", source, range(0, MAX_CUBE_LOG2 + 1))
+    _xgid_int(max_text, "max cube", source, range(0, _FIELD_MAX + 1))  # XG's own limit, unused here
     on_roll = BOTTOM if turn == 1 else TOP
     doubled = dice_text == "D"
     if doubled:
@@ -435,8 +391,6 @@ def parse_xgid(text: str) -> tuple[np.ndarray, MatchState]:
         dice = (int(dice_text[0]), int(dice_text[1]))
     else:
         raise IdError(f"XGID {source!r}: dice {dice_text!r} must be two digits ('00' = not rolled) or 'D'")
-    score = [0, 0]
-    score[BOTTOM], score[TOP] = score_bottom, score_top
     rows = {BOTTOM: bottom, TOP: top}
     board = np.array([rows[on_roll], rows[1 - on_roll]], dtype=np.int8)
     try:
@@ -450,7 +404,7 @@ def parse_xgid(text: str) -> tuple[np.ndarray, MatchState]:
             doubled=doubled,
             dice=dice,
             match_length=length,
-            score=(score[0], score[1]),
+            score=(score_top, score_bottom),  # gnubg's players 0 (top) and 1 (bottom)
             jacoby=bool(rules & 1) if not length else False,
             beavers=bool(rules & 2) if not length else False,
         )

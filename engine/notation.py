@@ -164,7 +164,7 @@ def parse_gnubg(text: str, board: np.ndarray | None = None, dice: tuple[int, int
     if not isinstance(text, str):
         raise NotationError(f"a move must be text, got {type(text).__name__}")
     words = text.split()
-    hops: list[tuple[int, int, bool]] = []  # (from, to, hit marked at `to`)
+    hops: list[Step] = []
     for word in words:
         points, hits, repeat = _parse_gnubg_word(word)
         if board is not None:
@@ -172,11 +172,11 @@ def parse_gnubg(text: str, board: np.ndarray | None = None, dice: tuple[int, int
                 if not _opponent_checkers(board, point):
                     raise NotationError(f"{word!r} marks a hit on {point}, where the opponent has no checker")
         for _ in range(repeat):
-            hops.extend((a, b, b in hits) for a, b in zip(points, points[1:]))
+            hops.extend(zip(points, points[1:]))
     if dice is None:
         if len(hops) > MAX_STEPS:
             raise NotationError(f"{text!r} has {len(hops)} steps, a move has at most {MAX_STEPS}")
-        return tuple((a, b) for a, b, _ in hops)
+        return tuple(hops)
     return _split_by_dice(text, hops, board, _dice_pool(dice))
 
 
@@ -193,7 +193,7 @@ def _dice_pool(dice: tuple[int, int]) -> tuple[int, ...]:
 
 
 def _hop_splits(start: int, end: int, pool: tuple[int, ...], board: np.ndarray | None):
-    """Ways to cover one hop with some of the dice, best first: (cost, dice used, steps)."""
+    """Ways to cover one hop with some of the dice, best first: (single-die steps, dice left)."""
     options = []
     seen = set()
     for size in range(1, len(pool) + 1):
@@ -235,7 +235,7 @@ def _split_by_dice(text: str, hops, board, pool) -> Move:
     def search(index: int, remaining: tuple[int, ...]) -> list[Step] | None:
         if index == len(hops):
             return []
-        start, end, _ = hops[index]
+        start, end = hops[index]
         for steps, rest in _hop_splits(start, end, remaining, board):
             tail = search(index + 1, rest)
             if tail is not None:

@@ -70,8 +70,16 @@ class PlayerSpecError(ValueError):
     """A player spec that names no known player."""
 
 
+def _random_player(arg: str) -> RandomPlayer:
+    if not arg:
+        return RandomPlayer(0)
+    if not arg.isdigit() or int(arg) >= 2**64:
+        raise PlayerSpecError(f"random:SEED needs a seed from 0 to 2**64 - 1, got {arg!r}")
+    return RandomPlayer(int(arg))
+
+
 PLAYER_FACTORIES: dict[str, Callable[[str], Player]] = {
-    "random": lambda arg: RandomPlayer(int(arg) if arg else 0),
+    "random": _random_player,
     "pubeval": lambda arg: PubevalPlayer(),
 }
 

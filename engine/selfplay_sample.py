@@ -23,13 +23,14 @@ from engine.pubeval import pubeval_choose, pubeval_weights
 SELFPLAY_PLAYERS = ("random", "pubeval")
 
 # Kinds of position a move-generation check should cover; one position can be of
-# several kinds (a blocked bar entry is both "bar entry" and "no move").
+# several kinds (a blocked bar entry is "bar entry", "no move" and "blocked entry").
 CONTACT = "contact"
 RACE = "race"
 BAR_ENTRY = "bar entry"
 BEAR_OFF = "bear-off"
 NO_MOVE = "no move"
-KINDS = (CONTACT, RACE, BAR_ENTRY, BEAR_OFF, NO_MOVE)
+BLOCKED_ENTRY = "blocked entry"  # on the bar and no legal move
+KINDS = (CONTACT, RACE, BAR_ENTRY, BEAR_OFF, NO_MOVE, BLOCKED_ENTRY)
 
 Chooser = Callable[[np.ndarray, int, np.ndarray], int]
 
@@ -122,4 +123,6 @@ def position_kinds(board: np.ndarray, no_move: bool) -> tuple[str, ...]:
         kinds.append(BEAR_OFF)
     if no_move:
         kinds.append(NO_MOVE)
+        if board[0, BAR] > 0:
+            kinds.append(BLOCKED_ENTRY)
     return tuple(kinds)

@@ -80,9 +80,11 @@ class FibsBoard(BaseModel):
     bar: Literal[0, 25]
     player_off: Count
     opponent_off: Count
-    player_bar_field: int = Field(ge=0)  # field 47, unreliable: see our_bar
-    opponent_bar_field: int = Field(ge=0)  # field 48, unreliable: see their_bar
-    can_move: int = Field(ge=0, le=4)  # field 49, unreliable on fibs.com
+    # fields 47-49 are unreliable (left at 0, or wrong, by some servers): kept as
+    # sent and never validated, so that they cannot cost us a usable board
+    player_bar_field: int  # see our_bar
+    opponent_bar_field: int  # see their_bar
+    can_move: int  # compute legal moves instead
     no_crawford: bool  # field 50 (FIBS writes 3 once someone is 1-away without Crawford)
     post_crawford: bool  # field 51
     redoubles: int = Field(ge=0)

@@ -91,7 +91,10 @@ def _moves(args: argparse.Namespace) -> int:
                 if len(fields) != 3 or not fields[1].isdigit() or not fields[2].isdigit():
                     raise UserError(f"line {lineno}: expected 'POSITION_ID D1 D2', got {line.strip()!r}")
                 d1, d2 = int(fields[1]), int(fields[2])
-                position = _parse_request(fields[0], d1, d2)
+                try:
+                    position = _parse_request(fields[0], d1, d2)
+                except UserError as exc:
+                    raise UserError(f"line {lineno}: {exc}") from exc
                 ids = sorted(position_id(after.flip().board) for _, after in legal_moves(position, d1, d2))
                 print(f"{fields[0]} {d1} {d2}: {' '.join(ids)}")
         return 0
@@ -130,6 +133,7 @@ def _bench(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    import fibsbot.cli_train  # noqa: F401  registers `train`
     parser = argparse.ArgumentParser(
         prog="fibsbot",
         description="A backgammon bot for FIBS-style servers, and the engine and training behind it.",
@@ -149,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     except UserError as exc:
         print(f"fibsbot {args.command}: error: {exc}", file=sys.stderr)
         return 2
-    except OSError as exc:
+    except (OSError, UnicodeDecodeError) as exc:  # unreadable files or input that is not UTF-8
         print(f"fibsbot {args.command}: error: {exc}", file=sys.stderr)
         return 2
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 
+from fibsbot import clip_events
 from fibsbot.board import BoardLineError, parse_board_line
 from fibsbot.clip_events import *  # noqa: F403 - fibsbot.clip is the public home of the events
 from fibsbot.clip_events import (
@@ -31,7 +32,9 @@ from fibsbot.clip_events import (
     MotdStart, PasswordPrompt, Prompt, Unknown, Welcome,
 )  # fmt: skip
 from fibsbot.clip_messages import Parsed, ResumeLength, ResumePoints, ResumeTurn, match_message
-from fibsbot.clip_numbered import CHAT_CODES, clip_code, parse_numbered
+from fibsbot.clip_numbered import clip_code, parse_numbered
+
+__all__ = ["ClipParser", *clip_events.__all__]
 
 LOGIN_PROMPT = "login: "
 PASSWORD_PROMPT = "password: "

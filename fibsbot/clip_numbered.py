@@ -16,7 +16,6 @@ from fibsbot.clip_events import (
 )  # fmt: skip
 
 NUMBERED = re.compile(r"(?P<code>[0-9]{1,2})(?: (?P<rest>.*))?")
-CHAT_CODES = frozenset({7, 8, 9, 12, 13, 14, 15, 16, 17, 18, 19})
 _NUMBER = re.compile(r"-?[0-9]{1,12}")
 _DECIMAL = re.compile(r"-?[0-9]{1,9}(?:\.[0-9]{1,9})?")
 

@@ -59,9 +59,12 @@ EXACT = [
     ("** You invited bob to a 3 point match.", InviteSent(player="bob", length=3, resume=False)),
     ("** You invited bob to resume a saved match.", InviteSent(player="bob", length=None, resume=True)),
     ("** You are now playing a 3 point match with bob", MatchStart(opponent="bob", length=3, we_joined=True)),
-    ("** You are now playing an unlimited match with bob", MatchStart(opponent="bob", length=None, we_joined=True)),
-    ("** Player bob has joined you for a 3 point match.", MatchStart(opponent="bob", length=3, we_joined=False)),
-    ("Player bob has joined you for an unlimited match.", MatchStart(opponent="bob", length=None, we_joined=False)),
+    ("** You are now playing an unlimited match with bob",
+     MatchStart(opponent="bob", length=None, we_joined=True)),
+    ("** Player bob has joined you for a 3 point match.",
+     MatchStart(opponent="bob", length=3, we_joined=False)),
+    ("Player bob has joined you for an unlimited match.",
+     MatchStart(opponent="bob", length=None, we_joined=False)),
     ("Starting a new game with bob.", NewGame(opponent="bob")),
     ("You rolled 3, bob rolled 1", OpeningRoll(opponent="bob", our_die=3, their_die=1)),
     ("It's your turn to move.", YourTurnToMove()),
@@ -106,7 +109,8 @@ EXACT = [
     ("** You're not playing.", ServerError(message="You're not playing.")),
     ("** Please wait for bob to join too.", ServerError(message="Please wait for bob to join too.")),
     ("** Warning: You are already logged in.", ServerError(message="Warning: You are already logged in.")),
-    ("Welcome to FIBS. You just logged in as guest.", Unknown(text="Welcome to FIBS. You just logged in as guest.")),
+    ("Welcome to FIBS. You just logged in as guest.",
+     Unknown(text="Welcome to FIBS. You just logged in as guest.")),
 ]  # fmt: skip
 
 
@@ -160,7 +164,8 @@ def test_malformed_board_lines_are_bad_boards():
         (BOARD + "You roll 2 and 4.", [Board, YouRoll]),
         (BOARD + "bob doubles. Type 'accept' or 'reject'.", [Board, DoubleOffered]),
         ("bob accepts the double.  The cube shows 2." + BOARD, [DoubleAccepted, Board]),
-        ("You double. Please wait for bob to accept or reject.bob rolls 3 and 1.", [YouDoubled, OpponentRolls]),
+        ("You double. Please wait for bob to accept or reject.bob rolls 3 and 1.",
+         [YouDoubled, OpponentRolls]),
         ("You roll 2 and 4.Please move 2 pieces.", [YouRoll, PleaseMove]),
         ("bob moves 19-23 17-22 .You roll 6 and 5.", [OpponentMoves, YouRoll]),
         ("bob moves 2-offbob wins the game and gets 1 point. Sorry.", [OpponentMoves, GameEnd]),
@@ -210,7 +215,8 @@ def test_prompts_without_line_end():
 
 def test_prompt_followed_by_a_line_on_the_same_line():
     assert parse("> 12 bob hi\n") == [Prompt(), Says(name="bob", text="hi")]
-    assert parse("login: 1 bot 1 host\n") == [LoginPrompt(attempt=1), Welcome(name="bot", last_login=1, last_host="host")]
+    assert parse("login: 1 bot 1 host\n") == [
+        LoginPrompt(attempt=1), Welcome(name="bot", last_login=1, last_host="host")]
 
 
 def test_second_login_prompt_after_credentials_is_a_failure():
@@ -233,7 +239,8 @@ def test_welcome_ends_the_wait_for_a_login_result():
 
 
 def test_motd_lines_are_motd_even_when_they_look_like_messages():
-    events = parse("3\r\n+------+\r\nYou win the game and get 1 point. Congratulations!\r\n4\r\nYou roll 2 and 1.\r\n")
+    events = parse("3\r\n+------+\r\nYou win the game and get 1 point. Congratulations!\r\n"
+                   "4\r\nYou roll 2 and 1.\r\n")
     assert events == [
         MotdStart(), MotdLine(text="+------+"),
         MotdLine(text="You win the game and get 1 point. Congratulations!"), MotdEnd(),

@@ -114,6 +114,12 @@ def test_crawford_flags_as_servers_set_them():
     assert unlimited.is_unlimited and not unlimited.is_crawford_game
 
 
+def test_unreliable_fields_47_to_49_are_kept_but_never_rejected():
+    board = parse_board_line(with_fields(MID_X_DOWN, f47=-1, f48=7, f49=9))
+    assert (board.player_bar_field, board.opponent_bar_field, board.can_move) == (-1, 7, 9)
+    assert (board.our_bar, board.their_bar) == (1, 2)
+
+
 def test_gnubg_style_line_with_dice_in_both_fields_and_signed_double():
     line = with_fields(OPENING_O_DOWN, f35=6, f36=2, f40=-1, f38=0, f39=0)
     board = parse_board_line(line)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 from dataclasses import replace
 
 import gnubg_nn
@@ -45,12 +46,10 @@ def raw_position_id(not_on_roll: list[int], on_roll: list[int]) -> str:
     for count in not_on_roll + on_roll:
         bits |= ((1 << count) - 1) << offset
         offset += count + 1
-    return gnubg_cli_free_b64(bits.to_bytes(10, "little"))
+    return unpadded_base64(bits.to_bytes(10, "little"))
 
 
-def gnubg_cli_free_b64(key: bytes) -> str:
-    import base64
-
+def unpadded_base64(key: bytes) -> str:
     return base64.b64encode(key).decode().rstrip("=")
 
 
@@ -72,7 +71,7 @@ def test_not_on_roll_side_is_encoded_first():
 def test_position_key_is_ten_bytes_and_matches_the_id():
     key = position_key(Position.initial().board)
     assert len(key) == 10
-    assert gnubg_cli_free_b64(key) == OPENING_ID
+    assert unpadded_base64(key) == OPENING_ID
 
 
 def test_decoded_board_is_int8_and_validated():
@@ -188,7 +187,7 @@ def raw_match_id(**fields: int) -> str:
     for name, width, default in widths:
         bits |= fields.get(name, default) << offset
         offset += width
-    return gnubg_cli_free_b64(bits.to_bytes(9, "little"))
+    return unpadded_base64(bits.to_bytes(9, "little"))
 
 
 @pytest.mark.parametrize(

@@ -200,7 +200,8 @@ def hint_case(rng: np.random.Generator, kind: str) -> tuple[np.ndarray, tuple[in
                 if board[1, 23 - column] == 0:
                     board[0, column] += 1
         roll = tuple(sorted(int(d) for d in rng.integers(1, 7, size=2)))[::-1]
-        if board[0].sum() <= 15 and legal_moves(board, roll):
+        # gnubg_nn answers a blocked roll with one empty move; hint then lists nothing
+        if board[0].sum() <= 15 and any(steps for _, steps in legal_moves(board, roll)):
             return board, roll
 
 

@@ -1,0 +1,74 @@
+"""`fibsbot train ...`: training commands (registered into the main parser)."""
+
+from __future__ import annotations
+
+import argparse
+
+from fibsbot.cli import UserError, command
+
+
+def _schedule(text: str) -> list:
+    """'200000:0.1,0.02' -> [[200000, 0.1], [None, 0.02]]."""
+    out = []
+    try:
+        for part in text.split(","):
+            until, _, lr = part.rpartition(":")
+            out.append([int(until) if until else None, float(lr)])
+    except ValueError:
+        raise UserError(f"bad --schedule {text!r}; expected e.g. '200000:0.1,0.02'") from None
+    return out
+
+
+def _setup(p: argparse.ArgumentParser) -> None:
+    sub = p.add_subparsers(dest="train_command", metavar="KIND", required=True)
+    td = sub.add_parser("td", help="TD(lambda) self-play training into a run directory (resumable)",
+                        description="Train by TD(lambda) self-play. Re-running with the same --run-dir "
+                                    "resumes from the last checkpoint; the architecture options only "
+                                    "apply to a new run.")
+    td.add_argument("--run-dir", required=True, help="directory for checkpoints, state and progress.csv")
+    td.add_argument("--arch", default="tesauro3", choices=["tesauro3", "gnubg5", "symmetric"])
+    td.add_argument("--encoding", default="tesauro", choices=["tesauro", "tesauro-turn", "contact"])
+    td.add_argument("--hidden", type=int, default=80)
+    td.add_argument("--race-arch", choices=["tesauro3", "gnubg5"], help="train a separate race net too")
+    td.add_argument("--race-hidden", type=int, default=64)
+    td.add_argument("--lam", type=float, default=0.0, help="lambda of TD(lambda) (default 0)")
+    td.add_argument("--schedule", default="200000:0.1,0.02",
+                    help="learning rates: 'UNTIL:LR,...,LR' (default Benchmark 1's '200000:0.1,0.02')")
+    td.add_argument("--games", type=int, default=200_000, help="train until this many games in total")
+    td.add_argument("--seed", type=int, default=1)
+    td.add_argument("--checkpoint-every", type=int, default=10_000)
+    td.add_argument("--bench-every", type=int, default=10_000)
+    td.add_argument("--bench-games", type=int, default=2_000)
+    td.add_argument("--quiet", action="store_true", help="no progress bar")
+    plot = sub.add_parser("plot", help="draw a run's progress.csv as a PNG learning curve")
+    plot.add_argument("csv", help="progress.csv of a training run")
+    plot.add_argument("--out", help="PNG path (default: beside the CSV)")
+
+
+@command("train", "train nets: TD self-play (td), learning curves (plot)")(_setup)
+def _train(args: argparse.Namespace) -> int:
+    if args.train_command == "plot":
+        from nets.plot import plot_progress
+
+        try:
+            print(plot_progress(args.csv, args.out))
+        except RuntimeError as exc:
+            raise UserError(str(exc)) from exc
+        return 0
+    from engine.net import NetError
+    from nets.td import TDConfig, TDTrainer
+
+    config = TDConfig(arch=args.arch, encoding=args.encoding, hidden=args.hidden, race_arch=args.race_arch,
+                      race_hidden=args.race_hidden, lam=args.lam, schedule=_schedule(args.schedule),
+                      games=args.games, seed=args.seed, checkpoint_every=args.checkpoint_every,
+                      bench_every=args.bench_every, bench_games=args.bench_games)
+    if args.games < 1 or args.hidden < 1 or not 0.0 <= args.lam <= 1.0:
+        raise UserError("--games and --hidden must be positive and --lam within [0, 1]")
+    try:
+        trainer = TDTrainer(args.run_dir, config)
+        trainer.config.games = args.games  # a resumed run may be extended
+        trainer.run(quiet=args.quiet)
+    except NetError as exc:
+        raise UserError(str(exc)) from exc
+    print(f"{trainer.games_done} games; nets in {args.run_dir}")
+    return 0

@@ -1,0 +1,562 @@
+"""One-sided bearoff database: ranking, generation, cache, race evaluation.
+
+Reference values come from pure-Python code written here (brute-force move lists and
+an exact rational dynamic programme), from hand counts, and from GNU Backgammon
+(gnubg_nn and its gnubg_os0.bd file) when installed.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import time
+from fractions import Fraction
+from functools import lru_cache
+from itertools import combinations_with_replacement
+from pathlib import Path
+
+import numpy as np
+import pytest
+from numba import njit
+
+from engine import bearoff
+from engine.bearoff import (
+    BearoffDB,
+    bearoff_probabilities,
+    cache_dir,
+    load_bearoff_db,
+    race_probabilities,
+)
+from engine.bearoff_gen import (
+    _BINOM,
+    _ROLLS,
+    MAX_ROLLS,
+    NUM_POSITIONS,
+    _scratch,
+    _successors,
+    _unrank,
+    all_bearoff_positions,
+    bearoff_index,
+    bearoff_indices,
+    bearoff_position,
+    bearoff_successors,
+)
+from engine.position import has_contact
+
+try:
+    import gnubg_nn
+except ImportError:  # optional test dependency
+    gnubg_nn = None
+
+needs_gnubg = pytest.mark.skipif(gnubg_nn is None, reason="gnubg_nn (GNU Backgammon) not installed")
+
+FIRST_FULL = 38760  # C(20, 6): first index with all 15 checkers on the board
+ROLLS = [(a, b) for a in range(1, 7) for b in range(1, a + 1)]
+
+
+def weight(a: int, b: int) -> Fraction:
+    return Fraction(1 if a == b else 2, 36)
+
+
+@pytest.fixture(scope="session")
+def cache_root(tmp_path_factory):
+    root = tmp_path_factory.mktemp("fibsbot-cache")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("FIBSBOT_CACHE_DIR", str(root))
+        yield root
+
+
+@pytest.fixture(scope="session")
+def db(cache_root) -> BearoffDB:
+    return load_bearoff_db()
+
+
+@pytest.fixture(scope="session")
+def positions() -> np.ndarray:
+    return all_bearoff_positions()
+
+
+def board_of(us, them) -> np.ndarray:
+    board = np.zeros((2, 25), dtype=np.int8)
+    board[0, :6] = us
+    board[1, :6] = them
+    return board
+
+
+# --- independent pure-Python move generation and dynamic programme -----------------
+
+
+def py_single_die(counts: tuple, die: int):
+    """Every way to play one die in a bearoff position (points 1..6 at 0..5)."""
+    highest = max((i for i, c in enumerate(counts) if c), default=-1)
+    for src in range(6):
+        if not counts[src]:
+            continue
+        point = src + 1
+        if point < die and src != highest:
+            continue
+        new = list(counts)
+        new[src] -= 1
+        if point > die:
+            new[src - die] += 1
+        yield tuple(new)
+
+
+def py_successors(counts: tuple, d1: int, d2: int) -> set:
+    """Legal results of a roll, by full enumeration: the most dice possible, the
+    larger die when only one of a non-double can be played."""
+    orders = [(d1,) * 4] if d1 == d2 else [(d1, d2), (d2, d1)]
+    results: dict[tuple, tuple] = {}  # position -> (dice played, largest die played)
+
+    def walk(pos, dice, played):
+        options = list(py_single_die(pos, dice[0])) if dice and any(pos) else []
+        if not options:
+            prev = results.get(pos, (-1, 0))
+            largest = max(played, default=0)
+            results[pos] = max(prev, (len(played), largest))
+            return
+        for nxt in options:
+            walk(nxt, dice[1:], played + [dice[0]])
+
+    for order in orders:
+        walk(tuple(counts), order, [])
+    most = max(v[0] for v in results.values())
+    best = [p for p, v in results.items() if v[0] == most]
+    if d1 != d2 and most == 1:
+        best = [p for p in best if results[p][1] == max(d1, d2)]
+    return set(best)
+
+
+@lru_cache(maxsize=None)
+def exact_off(counts: tuple) -> tuple[Fraction, tuple]:
+    """(mean, distribution) of rolls to bear off, exact, minimising the mean."""
+    if not any(counts):
+        return Fraction(0), (Fraction(1),)
+    dist = [Fraction(0)] * MAX_ROLLS
+    mean = Fraction(1)
+    for a, b in ROLLS:
+        options = [exact_off(s) for s in py_successors(counts, a, b)]
+        best_mean = min(m for m, _ in options)
+        chosen = {d for m, d in options if m == best_mean}
+        assert len(chosen) == 1, "equal means with different distributions"
+        best = chosen.pop()
+        mean += weight(a, b) * best_mean
+        for n, p in enumerate(best):
+            dist[n + 1] += weight(a, b) * p
+    while dist[-1] == 0:
+        dist.pop()
+    return mean, tuple(dist)
+
+
+# --- ranking ---------------------------------------------------------------------
+
+
+def test_ranking_is_a_bijection_with_all_off_first(positions):
+    assert NUM_POSITIONS == math.comb(21, 6) == 54264
+    assert bearoff_index((0,) * 6) == 0 and bearoff_position(0) == (0,) * 6
+    assert np.array_equal(bearoff_indices(positions), np.arange(NUM_POSITIONS))
+    assert len({tuple(p) for p in positions}) == NUM_POSITIONS
+    assert positions.min() >= 0 and positions.sum(axis=1).max() == 15
+    for i in (1, 6, 7, 12345, NUM_POSITIONS - 1):
+        assert bearoff_index(bearoff_position(i)) == i
+    # fewer checkers always rank first
+    totals = positions.sum(axis=1)
+    assert np.all(np.diff(totals) >= 0)
+
+
+def test_ranking_rejects_bad_input():
+    for bad in [(0,) * 5, (-1, 0, 0, 0, 0, 0), (16, 0, 0, 0, 0, 0), (8, 8, 0, 0, 0, 0)]:
+        with pytest.raises(ValueError):
+            bearoff_index(bad)
+    for bad in (-1, NUM_POSITIONS):
+        with pytest.raises(ValueError):
+            bearoff_position(bad)
+
+
+@needs_gnubg
+def test_ranking_matches_gnubg_numbering(positions):
+    for i in range(1, NUM_POSITIONS, 7):
+        assert tuple(gnubg_nn.bearoff_id_2_pos(i)) == tuple(positions[i])
+
+
+# --- move generation -------------------------------------------------------------
+
+
+def test_successors_match_brute_force(positions):
+    rng = np.random.default_rng(7)
+    sample = list(rng.choice(NUM_POSITIONS, 250, replace=False)) + [1, 6, 27, NUM_POSITIONS - 1]
+    for i in sample:
+        counts = tuple(int(c) for c in positions[i])
+        for a, b in ROLLS:
+            expected = py_successors(counts, a, b)
+            assert bearoff_successors(counts, a, b) == expected, (counts, a, b)
+            # every move lowers the rank, which the one-pass generation relies on
+            assert all(bearoff_index(s) < i for s in expected)
+
+
+def test_brute_force_generator_on_hand_examples():
+    # 6-5 with a checker on the 3 and the 1: both come off
+    assert py_successors((1, 0, 1, 0, 0, 0), 6, 5) == {(0,) * 6}
+    # 6-1 from the 6 and the 5: 6 off then 5 -> 4, or 6 -> 5 then a 5 off with the 6
+    assert py_successors((0, 0, 0, 0, 1, 1), 6, 1) == {(0, 0, 0, 1, 0, 0), (0, 0, 0, 0, 1, 0)}
+    # 2-2 with one checker on the 6: 6 -> 4 -> 2 -> off, fourth die unused
+    assert py_successors((0, 0, 0, 0, 0, 1), 2, 2) == {(0,) * 6}
+    # 5-4 with two on the 6: nothing can come off while the other is still on the 6
+    assert py_successors((0, 0, 0, 0, 0, 2), 5, 4) == {(1, 1, 0, 0, 0, 0)}
+
+
+# --- distributions ---------------------------------------------------------------
+
+
+def test_one_checker_by_hand(db):
+    # rolls that move fewer pips than needed (a die bigger than the point bears off)
+    fail = {1: 0, 2: 0, 3: 0, 4: 2, 5: 5, 6: 9}  # out of 36
+    for point, misses in fail.items():
+        counts = [0] * 6
+        counts[point - 1] = 1
+        dist = db.rolls_distribution(counts)
+        assert dist[1] == pytest.approx((36 - misses) / 36, abs=1e-15)
+        assert dist[2] == pytest.approx(misses / 36, abs=1e-15)
+        assert dist[0] == 0 and dist[3:].sum() == 0
+    # two on the six point: only 3-3 and higher doubles finish at once
+    assert db.rolls_distribution((0, 0, 0, 0, 0, 2))[1] == pytest.approx(4 / 36, abs=1e-15)
+    # 15 on the ace point: 4 a roll with doubles, 2 otherwise
+    assert db.mean_rolls((15, 0, 0, 0, 0, 0)) > 6.0
+
+
+def test_small_positions_match_exact_rational_dp(db):
+    checked = 0
+    for n in range(1, 5):
+        for points in combinations_with_replacement(range(6), n):
+            counts = tuple(points.count(p) for p in range(6))
+            mean, dist = exact_off(counts)
+            row = db.rolls_distribution(counts)
+            expected = np.zeros(MAX_ROLLS)
+            expected[: len(dist)] = [float(p) for p in dist]
+            assert np.abs(row - expected).max() < 1e-12, counts
+            assert db.mean_rolls(counts) == pytest.approx(float(mean), abs=1e-12)
+            checked += 1
+    assert checked == math.comb(10, 6) - 1
+
+
+def test_rows_are_distributions(db):
+    for table in (db.off, db.first):
+        assert table.shape == (NUM_POSITIONS, MAX_ROLLS) and table.dtype == np.float64
+        assert table.min() >= 0.0
+        assert np.abs(table.sum(axis=1) - 1.0).max() < 1e-12
+        assert not table[:, -1].any()  # 32 columns are enough: the tail is exactly 0
+    assert db.off[0, 0] == 1.0 and not db.off[1:, 0].any()
+    # at most 30 rolls: 15 checkers on the six point, three pips a roll
+    assert not db.off[:, 31:].any()
+
+
+def test_first_checker_distribution(db, positions):
+    assert np.all(db.first[:FIRST_FULL, 0] == 1.0)
+    assert not db.first[FIRST_FULL:, 0].any()
+    # P(first off in one roll) = P(some legal play of the roll bears a checker off)
+    rng = np.random.default_rng(3)
+    for i in rng.choice(np.arange(FIRST_FULL, NUM_POSITIONS), 60, replace=False):
+        counts = tuple(int(c) for c in positions[i])
+        p = sum(
+            weight(a, b) for a, b in ROLLS if any(sum(s) < 15 for s in py_successors(counts, a, b))
+        )
+        assert db.first[i, 1] == pytest.approx(float(p), abs=1e-14)
+    # 15 on the six point: a 6, 5-1, 4-2, 3-3 or 2-2 takes one off
+    assert db.first_off_distribution((0, 0, 0, 0, 0, 15))[1] == pytest.approx(17 / 36, abs=1e-15)
+    assert np.all(db.mean_first <= db.mean_off + 1e-12)
+
+
+def test_more_checkers_never_help(db, positions):
+    """Adding a checker never lowers the expected rolls.  (Moving one up a point
+    can: 8 on the ace and 6 on the 3 wastes every 2, which a checker on the 2 uses.)"""
+    base = positions[positions.sum(axis=1) < 15]
+    for point in range(6):
+        more = base.copy()
+        more[:, point] += 1
+        diff = db.mean_off[bearoff_indices(more)] - db.mean_off[bearoff_indices(base)]
+        assert diff.min() >= -1e-12
+    gap = db.mean_rolls((8, 0, 6, 0, 0, 0)) - db.mean_rolls((7, 1, 6, 0, 0, 0))
+    assert gap > 0.25
+
+
+# --- comparison with GNU Backgammon ----------------------------------------------
+
+
+def gnubg_os_file() -> Path | None:
+    candidates = [Path("/usr/share/gnubg/gnubg_os0.bd")]
+    if gnubg_nn is not None:
+        candidates.append(Path(gnubg_nn.__file__).parent / "data" / "gnubg_os0.bd")
+    return next((p for p in candidates if p.exists()), None)
+
+
+def read_gnubg_os(path: Path) -> tuple[np.ndarray, np.ndarray]:
+    """Both distributions of a compressed gnubg one-sided file, in units of 1/65535.
+
+    Layout: a 40-byte text header, then per position an 8-byte index entry (uint32
+    offset in 16-bit words, then count and first roll of the non-zero run of the
+    bearoff distribution, then the same for the gammon one), then the uint16 data.
+    """
+    raw = path.read_bytes()
+    assert raw.startswith(b"gnubg-OS-06-15-1-1"), "expect 6 points, 15 checkers, gammons, compressed"
+    index = np.frombuffer(raw, dtype=np.uint8, count=8 * NUM_POSITIONS, offset=40)
+    index = index.reshape(NUM_POSITIONS, 8)
+    offsets = index[:, :4].copy().view("<u4").ravel()
+    data = np.frombuffer(raw, dtype="<u2", offset=40 + 8 * NUM_POSITIONS)
+    off = np.zeros((NUM_POSITIONS, MAX_ROLLS), dtype=np.int64)
+    first = np.zeros((NUM_POSITIONS, MAX_ROLLS), dtype=np.int64)
+    for i in range(NUM_POSITIONS):
+        nz, start, nzg, startg = (int(x) for x in index[i, 4:])
+        o = int(offsets[i])
+        off[i, start : start + nz] = data[o : o + nz]
+        first[i, startg : startg + nzg] = data[o + nz : o + nz + nzg]
+    return off, first
+
+
+@pytest.fixture(scope="session")
+def gnubg_tables():
+    path = gnubg_os_file()
+    if path is None:
+        pytest.skip("gnubg_os0.bd (GNU Backgammon one-sided database) not found")
+    return read_gnubg_os(path)
+
+
+@needs_gnubg
+def test_gnubg_file_reader_agrees_with_gnubg_nn(gnubg_tables):
+    off, _ = gnubg_tables
+    for i in (1, 6, 27, 4151, NUM_POSITIONS - 1):
+        theirs = np.array(gnubg_nn.bearoff_probabilities(i))  # starts at one roll
+        assert np.abs(off[i, 1 : 1 + len(theirs)] / 65535 - theirs).max() < 1e-7
+
+
+def test_agrees_with_gnubg_database(db, gnubg_tables):
+    """gnubg stores 16-bit fixed point and picks moves by the mean of those rounded
+    numbers, so near-ties go the other way in a few thousand positions: agreement is
+    to a few units of 1/65535 almost everywhere and 0.3% at worst; its means stay
+    within its rounding of ours, which are exactly optimal."""
+    off, first = (t / 65535.0 for t in gnubg_tables)
+    diff = np.abs(db.off - off).max(axis=1)
+    assert diff.max() < 3e-3
+    assert np.mean(diff < 2e-5) > 0.85
+    rolls = np.arange(MAX_ROLLS)
+    assert np.abs(off @ rolls - db.mean_off).max() < 5e-4
+    # the first-checker tables need few rounded choices: they agree to 2 units
+    assert np.abs(db.first - first).max() < 3.1e-5
+
+
+@njit
+def _gnubg_fixed_point(binom, rolls, n_positions, n_rolls, scratch):
+    """gnubg's integer generation rule, with our move generator: distributions in
+    units of 1/65535, (sum + 18) // 36, the rounding excess taken from the mode,
+    and each roll's move chosen by the mean of the rounded distributions."""
+    q = np.zeros((n_positions, n_rolls), dtype=np.int64)
+    score = np.zeros(n_positions, dtype=np.int64)
+    q[0, 0] = 65535
+    counts = np.zeros(6, dtype=np.int64)
+    succ, stack, depth, max_src, cur = scratch
+    acc = np.zeros(n_rolls, dtype=np.int64)
+    for i in range(1, n_positions):
+        _unrank(i, binom, counts)
+        acc[:] = 0
+        for r in range(rolls.shape[0]):
+            n = _successors(counts, rolls[r, 0], rolls[r, 1], binom, succ, stack, depth, max_src, cur)
+            best = succ[0]
+            for k in range(1, n):
+                if score[succ[k]] < score[best] or (score[succ[k]] == score[best] and succ[k] > best):
+                    best = succ[k]
+            w = 1 if rolls[r, 0] == rolls[r, 1] else 2
+            for t in range(1, n_rolls):
+                acc[t] += w * q[best, t - 1]
+        total, mode = 0, 0
+        for t in range(n_rolls):
+            q[i, t] = (acc[t] + 18) // 36
+            total += q[i, t]
+            if q[i, t] > q[i, mode]:
+                mode = t
+        q[i, mode] -= total - 65535
+        for t in range(1, n_rolls):
+            score[i] += t * q[i, t]
+    return q
+
+
+def test_gnubg_differences_are_its_rounding(gnubg_tables):
+    """Replaying gnubg's fixed-point rule on our move generator reproduces its file
+    to the last bit but for a few move-order ties, so the differences above come
+    from its arithmetic, not from different rules or moves."""
+    emulated = _gnubg_fixed_point(_BINOM, _ROLLS, NUM_POSITIONS, MAX_ROLLS, _scratch())
+    diff = np.abs(emulated - gnubg_tables[0])
+    assert diff.max() <= 1
+    assert (diff.max(axis=1) > 0).sum() <= 10
+
+
+@needs_gnubg
+def test_probabilities_match_gnubg_one_sided_evaluation(db, positions):
+    rng = np.random.default_rng(11)
+    worst = 0.0
+    for _ in range(300):
+        i, j = rng.integers(1, NUM_POSITIONS, size=2)
+        board = board_of(positions[i], positions[j])
+        mine = bearoff_probabilities(board)
+        gnubg_board = [board[1].tolist(), board[0].tolist()]  # gnubg: on roll last
+        theirs = np.array(gnubg_nn.probabilities(gnubg_board, gnubg_nn.p_1sbear))
+        worst = max(worst, float(np.abs(mine - theirs).max()))
+    assert worst < 5e-4
+
+
+# --- two-sided use ---------------------------------------------------------------
+
+
+def test_win_and_gammon_probabilities_by_hand(db):
+    ace, six, two_sixes = (1, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 1), (0, 0, 0, 0, 0, 2)
+    assert db.win_probability(board_of(ace, six)) == pytest.approx(1.0, abs=1e-15)
+    assert db.win_probability(board_of(six, ace)) == pytest.approx(27 / 36, abs=1e-15)
+    assert db.win_probability(board_of(two_sixes, ace)) == pytest.approx(4 / 36, abs=1e-15)
+    full = (0, 0, 0, 0, 0, 15)
+    probs = db.probabilities(board_of(ace, full))
+    assert probs == pytest.approx([1.0, 1.0, 0.0, 0.0, 0.0], abs=1e-15)
+    # they need one roll to finish; we cannot bear a checker off from 15 on the six
+    # point unless our first roll does, and then we lose only if theirs finishes
+    probs = db.probabilities(board_of(full, ace))
+    p_first_off = db.first_off_distribution(full)[1]
+    assert probs[0] == 0.0 and probs[3] == pytest.approx(1 - p_first_off, abs=1e-15)
+
+
+def test_probabilities_are_consistent(db, positions):
+    rng = np.random.default_rng(5)
+    for _ in range(500):
+        i, j = rng.integers(0, NUM_POSITIONS, size=2)
+        if i == 0 and j == 0:
+            continue
+        board = board_of(positions[i], positions[j])
+        win, gwin, bgwin, gloss, bgloss = db.probabilities(board)
+        # straight from the definition, in plain Python
+        us, them = db.off[i], db.off[j]
+        direct = sum(us[n] * them[n:].sum() for n in range(MAX_ROLLS))
+        assert win == pytest.approx(direct, abs=1e-12)
+        assert 0.0 <= gwin <= win <= 1.0 and 0.0 <= gloss <= 1.0 - win + 1e-15
+        assert bgwin == bgloss == 0.0
+        if positions[j].sum() < 15:
+            assert gwin == 0.0
+        if positions[i].sum() < 15:
+            assert gloss == 0.0
+
+
+def test_rejects_non_bearoff_positions(db):
+    board = board_of((1, 0, 0, 0, 0, 0), (1, 0, 0, 0, 0, 0))
+    board[0, 7] = 1
+    with pytest.raises(ValueError):
+        db.win_probability(board)
+
+
+# --- cache -----------------------------------------------------------------------
+
+
+def test_cache_file_written_atomically_with_checksum(db, cache_root):
+    path = cache_root / bearoff.CACHE_FILE
+    assert path.exists()
+    assert not list(cache_root.glob("*.tmp"))
+    with np.load(path) as data:
+        assert str(data["sha256"]) == bearoff._checksum(data["off"], data["first"])
+        assert np.array_equal(data["off"], db.off)
+    assert load_bearoff_db() is db  # in-process cache
+
+
+@pytest.mark.parametrize("damage", ["truncate", "garbage", "tamper"])
+def test_corrupt_cache_is_regenerated(db, cache_root, tmp_path, caplog, damage):
+    path = tmp_path / bearoff.CACHE_FILE
+    good = (cache_root / bearoff.CACHE_FILE).read_bytes()
+    if damage == "truncate":
+        path.write_bytes(good[: len(good) // 2])
+    elif damage == "garbage":
+        path.write_bytes(b"not a zip file")
+    else:  # a valid file whose numbers no longer match the stored checksum
+        off = db.off.copy()
+        off[100, 3] += 1e-9
+        np.savez_compressed(path, off=off, first=db.first, sha256=bearoff._checksum(db.off, db.first))
+    with caplog.at_level(logging.WARNING, logger="engine.bearoff"):
+        fresh = load_bearoff_db(tmp_path)
+    assert "regenerating" in caplog.text
+    assert np.array_equal(fresh.off, db.off) and np.array_equal(fresh.first, db.first)
+    with np.load(path) as data:  # rewritten whole
+        assert str(data["sha256"]) == bearoff._checksum(data["off"], data["first"])
+
+
+def test_cache_dir_resolution(monkeypatch, tmp_path):
+    monkeypatch.setenv("FIBSBOT_CACHE_DIR", str(tmp_path / "explicit"))
+    assert cache_dir() == tmp_path / "explicit"
+    monkeypatch.delenv("FIBSBOT_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert cache_dir() == tmp_path / "xdg" / "fibsbot"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    if os.name == "posix" and not os.uname().sysname == "Darwin":
+        assert cache_dir() == Path.home() / ".cache" / "fibsbot"
+
+
+# --- race estimate ---------------------------------------------------------------
+
+
+def test_race_estimate_error_on_database_positions(db, positions):
+    """There the estimate's means and variances are exact, so this measures the
+    normal approximation; competitive races (means within a roll) are the hard part."""
+    rng = np.random.default_rng(21)
+    errors, close_errors = [], []
+    while len(close_errors) < 400:
+        i, j = rng.integers(1, NUM_POSITIONS, size=2)
+        board = board_of(positions[i], positions[j])
+        error = np.abs(race_probabilities(board) - db.probabilities(board))
+        if len(errors) < 2000:
+            errors.append(error)
+        if abs(db.mean_off[i] - db.mean_off[j]) < 1.0:
+            close_errors.append(error)
+    errors, close_errors = np.array(errors), np.array(close_errors)
+    assert errors[:, 0].mean() < 0.005 and errors[:, 0].max() < 0.03
+    assert close_errors[:, 0].mean() < 0.015 and close_errors[:, 0].max() < 0.03
+    assert errors[:, [1, 3]].mean() < 0.005 and errors[:, [1, 3]].max() < 0.06
+
+
+def random_race(rng) -> np.ndarray:
+    while True:
+        board = np.zeros((2, 25), dtype=np.int8)
+        reach0 = int(rng.integers(5, 18))
+        reach1 = int(rng.integers(5, 24 - reach0))
+        for side, reach in ((0, reach0), (1, reach1)):
+            cols = rng.integers(0, reach + 1, size=15)
+            if rng.random() < 0.5:  # half of them nearer home
+                cols = np.minimum(cols, rng.integers(0, reach + 1, size=15))
+            np.add.at(board[side], cols, 1)
+        if not has_contact(board):
+            return board
+
+
+@needs_gnubg
+def test_race_estimate_against_gnubg_one_sided_rollouts(db):
+    rng = np.random.default_rng(8)
+    errors = []
+    for _ in range(200):
+        board = random_race(rng)
+        gnubg_board = [board[1].tolist(), board[0].tolist()]
+        osr = np.array(gnubg_nn.probabilities(gnubg_board, gnubg_nn.p_osr))
+        errors.append(np.abs(race_probabilities(board) - osr))
+    errors = np.array(errors)
+    assert errors[:, 0].mean() < 0.015 and errors[:, 0].max() < 0.12
+    assert errors[:, [1, 3]].mean() < 0.01 and errors[:, [1, 3]].max() < 0.15
+
+
+def test_race_estimate_shape_and_sanity(db):
+    board = np.zeros((2, 25), dtype=np.int8)
+    board[0, [5, 7, 12]] = 5  # ours: 5 each on the 6, 8 and 13 points
+    board[1, :6] = (3, 3, 3, 2, 2, 2)
+    probs = race_probabilities(board)
+    assert probs.shape == (5,) and np.all((probs >= 0) & (probs <= 1))
+    assert probs[0] < 0.01 and probs[3] > 0.1  # far behind, and gammon danger
+    assert probs[1] <= probs[0] and probs[3] <= 1 - probs[0]
+    contact = np.zeros((2, 25), dtype=np.int8)
+    contact[0, 20], contact[1, 20] = 15, 15
+    with pytest.raises(ValueError):
+        race_probabilities(contact)
+
+
+def test_generation_time(tmp_path):
+    start = time.perf_counter()
+    load_bearoff_db(tmp_path)  # numba already compiled by the session fixture
+    assert time.perf_counter() - start < 10.0
