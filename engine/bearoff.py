@@ -252,9 +252,10 @@ def bearoff_probabilities(board) -> np.ndarray:
 #
 # the second term of the variance being the renewal-theory variance of the number of
 # rolls needed to cover ``excess`` pips.  T_first (rolls to the first checker off,
-# zero once one is off) uses the ``first`` tables the same way, its mean averaged with
-# the dice needed to carry every outside checker home (7/3 dice a roll).  The side on roll wins
-# when T_us <= T_them, hence, with a continuity correction of half a roll,
+# zero once one is off) uses the ``first`` tables the same way, its mean averaged
+# with the dice needed to carry every outside checker home (7/3 dice a roll).  The
+# side on roll wins when T_us <= T_them, hence, with a continuity correction of half
+# a roll,
 #
 #   P(win) = Phi((mean T_them - mean T_us + 1/2) / sqrt(var T_us + var T_them))
 #
@@ -268,7 +269,9 @@ def bearoff_probabilities(board) -> np.ndarray:
 # penalty for checkers still outside, and the averaging for T_first, were chosen
 # against gnubg's one-sided rollouts (OSR) of random races: carrying checkers home
 # leaves them deeper than the six point, which costs a little more than the pips say,
-# and the averaging halved the gammon error of either estimate alone.
+# and the averaging halved the gammon error of either estimate alone.  Measured
+# (tests): P(win) off by 0.003 on average on database pairs (0.02 at worst), and by
+# 0.008 on average against OSR on random longer races (0.11 at worst).
 OUTSIDE_PENALTY_ROLLS = 0.1
 
 

@@ -244,6 +244,51 @@ def generate_bearoff_tables() -> tuple[np.ndarray, np.ndarray]:
     )
 
 
+@njit(cache=True)
+def _generate_fixed_point(binom, rolls, n_positions, n_rolls, scratch):
+    q = np.zeros((n_positions, n_rolls), dtype=np.int64)
+    score = np.zeros(n_positions, dtype=np.int64)  # 65535 * mean, as rounded
+    q[0, 0] = 65535
+    counts = np.zeros(NUM_POINTS, dtype=np.int64)
+    succ, stack, depth, max_src, cur = scratch
+    acc = np.zeros(n_rolls, dtype=np.int64)
+    for i in range(1, n_positions):
+        _unrank(i, binom, counts)
+        acc[:] = 0
+        for r in range(rolls.shape[0]):
+            n = _successors(
+                counts, rolls[r, 0], rolls[r, 1], binom, succ, stack, depth, max_src, cur
+            )
+            best = succ[0]
+            for k in range(1, n):
+                s = succ[k]
+                if score[s] < score[best] or (score[s] == score[best] and s > best):
+                    best = s
+            w = 1 if rolls[r, 0] == rolls[r, 1] else 2
+            for t in range(1, n_rolls):
+                acc[t] += w * q[best, t - 1]
+        total, mode = 0, 0
+        for t in range(n_rolls):
+            q[i, t] = (acc[t] + 18) // 36
+            total += q[i, t]
+            if q[i, t] > q[i, mode]:
+                mode = t
+        q[i, mode] -= total - 65535
+        for t in range(1, n_rolls):
+            score[i] += t * q[i, t]
+    return q
+
+
+def gnubg_fixed_point_tables() -> np.ndarray:
+    """The bearoff distributions as gnubg's generator computes them: integers in units
+    of 1/65535, each roll's sum rounded as (sum + 18) // 36 with the rounding excess
+    taken from the most likely entry, and moves chosen by the mean of those rounded
+    numbers.  It reproduces gnubg_os0.bd, showing that where it differs from the
+    exact ``generate_bearoff_tables`` the cause is that arithmetic (a near-tie
+    between two moves resolved on rounded numbers), not the rules or moves."""
+    return _generate_fixed_point(_BINOM, _ROLLS, NUM_POSITIONS, MAX_ROLLS, _scratch())
+
+
 def bearoff_successors(counts6, die1: int, die2: int) -> set[tuple[int, ...]]:
     """Every one-sided position reachable from ``counts6`` with the roll (for tests)."""
     counts = np.asarray(counts6, dtype=np.int64)
@@ -251,3 +296,30 @@ def bearoff_successors(counts6, die1: int, die2: int) -> set[tuple[int, ...]]:
     n = _successors(counts, int(die1), int(die2), _BINOM, *scratch)
     out = scratch[0]
     return {bearoff_position(int(s)) for s in set(out[:n].tolist())}
+
+
+def read_gnubg_one_sided(path) -> tuple[np.ndarray, np.ndarray]:
+    """Both distributions of a compressed gnubg one-sided file (``gnubg_os0.bd``) as
+    int64 arrays (54264, 32) in units of 1/65535, rows in ``bearoff_index`` order
+    (gnubg numbers positions the same way).  Used to cross-check our tables.
+
+    Layout: a 40-byte text header; per position an 8-byte index entry (uint32 offset
+    in 16-bit words, then length and first roll of the non-zero run of the bearoff
+    distribution, then the same for the gammon one); then the uint16 data.
+    """
+    with open(path, "rb") as fh:
+        raw = fh.read()
+    if not raw.startswith(b"gnubg-OS-06-15-1-1"):
+        raise ValueError("expected a compressed 6-point 15-checker file with gammons")
+    index = np.frombuffer(raw, dtype=np.uint8, count=8 * NUM_POSITIONS, offset=40)
+    index = index.reshape(NUM_POSITIONS, 8)
+    offsets = index[:, :4].copy().view("<u4").ravel()
+    data = np.frombuffer(raw, dtype="<u2", offset=40 + 8 * NUM_POSITIONS)
+    off = np.zeros((NUM_POSITIONS, MAX_ROLLS), dtype=np.int64)
+    first = np.zeros((NUM_POSITIONS, MAX_ROLLS), dtype=np.int64)
+    for i in range(NUM_POSITIONS):
+        length, start, length_g, start_g = (int(x) for x in index[i, 4:])
+        at = int(offsets[i])
+        off[i, start : start + length] = data[at : at + length]
+        first[i, start_g : start_g + length_g] = data[at + length : at + length + length_g]
+    return off, first

@@ -37,14 +37,14 @@ class NetError(ValueError):
     """A net file that cannot be used: missing, corrupt, or not what its card says."""
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", fastmath=True)
 def sigmoid(x):
     if x < -40.0:
         return 0.0
     return 1.0 / (1.0 + np.exp(-x))
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def hidden_layer(W1, b1, x, h):
     """h = sigmoid(b1 + x @ W1), skipping zero inputs (most board units are zero)."""
     H = h.shape[0]
@@ -60,7 +60,7 @@ def hidden_layer(W1, b1, x, h):
         h[j] = sigmoid(h[j])
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def raw_outputs(W2, b2, h, out):
     for k in range(W2.shape[1]):
         acc = b2[k]

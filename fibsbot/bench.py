@@ -103,9 +103,73 @@ def bench_pubeval_games(games: int = 4000, repeats: int = 3) -> dict:
     return {"pubeval_games_per_s": rate["median"], "pubeval_games": {**rate, "games": games}}
 
 
+def shipped_net_evaluator():
+    """The default net when shipped; else a fresh net of the shipped size (speed does
+    not depend on the weights)."""
+    from engine.evaluator import Evaluator
+    from engine.net import Net
+    from nets.player import resolve_net_path
+
+    try:
+        return Evaluator.load(resolve_net_path("default")), "shipped default net"
+    except ValueError:
+        return Evaluator(Net.create("gnubg5", "contact", 128), Net.create("gnubg5", "race", 64)), \
+            "untrained net of the shipped size (gnubg5, contact encoding, 128 hidden)"
+
+
+def _gnubg_nn_rate(positions: np.ndarray, limit: int = 20000) -> dict | None:
+    """The reference: gnubg's own nets in-process (gnubg-nn), same positions, 0-ply."""
+    try:
+        import gnubg_nn
+    except ImportError:
+        return None
+    sample = [[list(map(int, b[1])), list(map(int, b[0]))] for b in positions[:limit]]
+    for board in sample[:100]:
+        gnubg_nn.probabilities(board, 0)
+    start = time.perf_counter()
+    for board in sample:
+        gnubg_nn.probabilities(board, 0)
+    elapsed = time.perf_counter() - start
+    return {"positions_per_s": len(sample) / elapsed, "positions": len(sample),
+            "note": "gnubg-nn probabilities(board, 0), one Python call per position"}
+
+
+def bench_eval(repeats: int = 5) -> dict:
+    from engine.net import evaluate_boards
+
+    evaluator, what = shipped_net_evaluator()
+    net = evaluator.contact
+    positions, _ = real_game_positions()
+    out = np.zeros((len(positions), 5), dtype=np.float32)
+    args = net.arrays()
+    rate = _rate(len(positions), _timed(lambda: evaluate_boards(*args, positions, len(positions), out), repeats))
+    result = {"eval_positions_per_s": rate["median"],
+              "eval": {**rate, "positions": len(positions), "net": what,
+                       "size": f"{net.W1.shape[0]}-{net.hidden}-{net.W2.shape[1]}"}}
+    reference = _gnubg_nn_rate(positions)
+    if reference:
+        result["eval"]["reference_gnubg_nn"] = reference
+        result["eval"]["ratio_vs_gnubg_nn"] = rate["median"] / reference["positions_per_s"]
+    return result
+
+
+def bench_td(games: int = 2000, repeats: int = 3) -> dict:
+    """TD self-play training speed of the Benchmark 1 net (80 hidden, 3 outputs)."""
+    import tempfile
+
+    from nets.td import TDConfig, TDTrainer
+
+    with tempfile.TemporaryDirectory() as tmp:
+        trainer = TDTrainer(tmp, TDConfig(arch="tesauro3", encoding="tesauro", hidden=80))
+        rate = _rate(games, _timed(lambda: trainer.train_chunk(games), repeats))
+    return {"td_games_per_s": rate["median"], "td": {**rate, "games": games, "net": "tesauro3 196-80-3, lambda 0"}}
+
+
 BENCHMARKS: dict[str, Callable[[], dict]] = {
     "movegen": bench_movegen,
     "pubeval": bench_pubeval_games,
+    "eval": bench_eval,
+    "td": bench_td,
 }
 
 

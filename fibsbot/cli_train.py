@@ -40,6 +40,15 @@ def _setup(p: argparse.ArgumentParser) -> None:
     td.add_argument("--bench-every", type=int, default=10_000)
     td.add_argument("--bench-games", type=int, default=2_000)
     td.add_argument("--quiet", action="store_true", help="no progress bar")
+    export = sub.add_parser("export", help="measure a run's nets against pubeval and ship them into nets/",
+                            description="Duel the run's nets against pubeval at 0-ply (duplicate dice) and "
+                                        "write them to nets/NAME.npz (+ NAME.race.npz) with the measured "
+                                        "strength in the model card.")
+    export.add_argument("run_dir", help="a training run directory")
+    export.add_argument("--name", required=True, help="name in nets/ (e.g. default, benchmark1)")
+    export.add_argument("--games", type=int, default=20_000, help="duel games vs pubeval (default 20000)")
+    export.add_argument("--seed", type=int, default=2026)
+    export.add_argument("--workers", type=int, default=1)
     plot = sub.add_parser("plot", help="draw a run's progress.csv as a PNG learning curve")
     plot.add_argument("csv", help="progress.csv of a training run")
     plot.add_argument("--out", help="PNG path (default: beside the CSV)")
@@ -55,6 +64,8 @@ def _train(args: argparse.Namespace) -> int:
         except RuntimeError as exc:
             raise UserError(str(exc)) from exc
         return 0
+    if args.train_command == "export":
+        return _export(args)
     from engine.net import NetError
     from nets.td import TDConfig, TDTrainer
 
@@ -71,4 +82,37 @@ def _train(args: argparse.Namespace) -> int:
     except NetError as exc:
         raise UserError(str(exc)) from exc
     print(f"{trainer.games_done} games; nets in {args.run_dir}")
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    import json
+    from pathlib import Path
+
+    from engine.duel import run_duel
+    from engine.evaluator import Evaluator
+    from engine.net import Net, NetError
+    from nets.player import NETS_DIR
+
+    run = Path(args.run_dir)
+    try:
+        contact = Net.load(run / "contact.npz")
+        race = Net.load(run / "race.npz") if (run / "race.npz").exists() else None
+    except NetError as exc:
+        raise UserError(str(exc)) from exc
+    staging = run / "export"
+    Evaluator(contact, race)  # validates the pair before anything is written
+    contact.save(staging / "candidate.npz")
+    if race is not None:
+        race.save(staging / "candidate.race.npz")
+    result = run_duel(f"net:{staging / 'candidate.npz'}", "pubeval", args.games, args.seed, args.workers)
+    strength = {"opponent": "pubeval", "ply": 0, "games": result.games, "ppg": round(result.ppg, 4),
+                "stderr": round(result.stderr, 4), "win_rate": round(result.win_rate, 4),
+                "seed": args.seed, "duplicate_dice": True,
+                "command": f"fibsbot duel --a net:{args.name} --b pubeval --games {args.games} --seed {args.seed}"}
+    contact.save(NETS_DIR / f"{args.name}.npz", name=args.name, role="contact", strength=strength)
+    if race is not None:
+        race.save(NETS_DIR / f"{args.name}.race.npz", name=args.name, role="race", strength=strength)
+    print(result.summary())
+    print(json.dumps(strength))
     return 0
