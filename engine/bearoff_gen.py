@@ -16,6 +16,9 @@ Two distributions of the number of rolls are built, each with its own optimal pl
 * ``first``: rolls to bear off the first checker (zero once one is off), each roll
   played to minimise the expected number of rolls to that first checker; only
   positions with all 15 checkers on the board are non-trivial.
+
+For cross-checks against GNU Backgammon, ``read_gnubg_one_sided`` reads its
+``gnubg_os0.bd`` and ``gnubg_fixed_point_tables`` replays its 16-bit arithmetic.
 """
 
 from __future__ import annotations

@@ -5,8 +5,10 @@
              then bar n/2 and off n/15 for each side; optionally two turn units
              (side on roll, other side), always (1, 0) here because we evaluate from
              the side on roll.
-``race``     for races: tesauro's board units without the turn units (196), plus
-             for each side pips/100 and the rolls-ish estimate pips/8.17/20 (198+... ).
+``race``     200 inputs for races: tesauro's 196 units, then the pips of the side on
+             roll / 100, the other side's pips / 100, their difference / 50, and the
+             side on roll's wastage / 15 (2 per checker on its ace point, 1 per
+             checker on its deuce point: pips a bear-off cannot use fully).
 ``contact``  gnubg-flavoured: gnubg's raw board units (n==1, n==2, n>=3, (n-3)/2)
              for 24 points and the bar for each side, off/15, and these hand-made
              features for each side (row 0 = the side on roll, each from its own view):
@@ -15,7 +17,7 @@
   back          checkers on the bar or in the opponent's home board / 15
   home_points   points 1-6 made (2+ checkers) / 6
   prime         longest run of made points / 6
-  blots         blots outside... anywhere / 5 (capped at 1)
+  blots         blots anywhere on the 24 points / 5 (capped at 1)
   anchor        highest made point in the opponent's home (19-24) mapped to 0..1
   shots         rolls (of 36) with which this side, if on roll, can hit a blot of
                 the other side, honouring blocked intermediate points / 36

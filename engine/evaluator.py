@@ -74,15 +74,31 @@ def candidate_equities(nets, candidates, n, equities, probs_out):
 
 
 @njit(cache=True)
-def net_choose(params, board, n, candidates):
-    """Kernel for duels: the candidate with the highest 0-ply equity."""
-    nets, equities, probs = params
-    candidate_equities(nets, candidates, n, equities, probs)
+def best_candidate(candidates, n, equities):
+    """Index of the candidate to play: the highest equity, except that a move ending
+    the game always beats playing on.  Winning now is never worse than any
+    continuation, but a net's estimate of playing on can exceed the single point a
+    finished game brings (an untrained net may see a sure gammon), so trusting the
+    equities alone could decline the win."""
+    best = -1
+    for i in range(n):
+        if candidates[i, 0].sum() == 0 and (best < 0 or equities[i] > equities[best]):
+            best = i
+    if best >= 0:
+        return best
     best = 0
     for i in range(1, n):
         if equities[i] > equities[best]:
             best = i
     return best
+
+
+@njit(cache=True)
+def net_choose(params, board, n, candidates):
+    """Kernel for duels: the candidate with the highest 0-ply equity (a win first)."""
+    nets, equities, probs = params
+    candidate_equities(nets, candidates, n, equities, probs)
+    return best_candidate(candidates, n, equities)
 
 
 @dataclass

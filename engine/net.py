@@ -244,13 +244,21 @@ class Net:
                 raise NetError(f"model card {card_path} lacks {key!r}")
         if card["arch"] not in ARCHS:
             raise NetError(f"model card {card_path}: unknown architecture {card['arch']!r}")
+        try:
+            encoding_id(card["encoding"])
+        except ValueError as exc:
+            raise NetError(f"model card {card_path}: {exc}") from None
         W1, b1, W2, b2 = arrays
         expected = (input_size(card["encoding"]), card["hidden"], RAW_OUTPUTS[card["arch"]])
         found = (W1.shape[0], W1.shape[1], W2.shape[1])
-        if found != (card["inputs"], card["hidden"], card["outputs"]) or found != expected \
+        if found != (card["inputs"], card["hidden"], card["outputs"]) \
                 or b1.shape != (W1.shape[1],) or W2.shape[0] != W1.shape[1] or b2.shape != (W2.shape[1],):
             raise NetError(f"{path}: weights {found} do not match the card "
                            f"(inputs, hidden, outputs) = {(card['inputs'], card['hidden'], card['outputs'])}")
+        if found != expected:
+            # the card's sizes agree with the weights but not with its arch and encoding
+            raise NetError(f"{path}: weights {found} do not match the card: a {card['arch']} net on the "
+                           f"{card['encoding']!r} encoding has (inputs, hidden, outputs) = {expected}")
         net = cls(card["arch"], card["encoding"], W1, b1, W2, b2, card)
         digest = card.get("weights_sha256")
         if digest and digest != net.weights_digest():

@@ -125,8 +125,10 @@ class TDTrainer:
             if new_csv:
                 writer.writerow(["games", "seconds", "games_per_s", "ppg_vs_pubeval", "stderr", "win_rate"])
             while self.games_done < target:
+                # stop at every checkpoint and benchmark boundary, so none is skipped
                 n = min(chunk, target - self.games_done,
-                        cfg.checkpoint_every - self.games_done % cfg.checkpoint_every)
+                        cfg.checkpoint_every - self.games_done % cfg.checkpoint_every,
+                        cfg.bench_every - self.games_done % cfg.bench_every)
                 self.train_chunk(n)
                 elapsed = time.perf_counter() - start
                 rate = (self.games_done - start_games) / elapsed

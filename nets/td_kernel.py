@@ -18,10 +18,11 @@ from numba import njit
 
 from engine.dice import game_seed, opening_roll, roll
 from engine.encode import encode_into
-from engine.evaluator import candidate_equities
+from engine.evaluator import best_candidate, candidate_equities
 from engine.game import initial_board, mover_win_points
 from engine.moves import generate_moves
-from engine.net import GNUBG5, SYMMETRIC, TESAURO3, hidden_layer, raw_outputs, symmetric_gammon_loss
+from engine.net import (GNUBG5, SYMMETRIC, TESAURO3, hidden_layer, probs_from_raw, raw_outputs,
+                        symmetric_gammon_loss)
 from engine.pubeval import board_has_contact
 
 
@@ -49,6 +50,27 @@ def flipped_target(arch, raw_next, z3_next, target):
         target[3], target[4] = raw_next[1], raw_next[2]
     else:
         target[0], target[1] = 1.0 - raw_next[0], z3_next
+
+
+@njit(cache=True)
+def next_state_target(arch, arch_next, raw_next, W2n, b2n, hn, probs_next, target):
+    """The TD target in this net's raw outputs, from the net that judged the next
+    state (the other side on roll): the same net or a race net of another design."""
+    if arch_next == arch:
+        z3 = symmetric_gammon_loss(W2n, b2n, hn) if arch == SYMMETRIC else 0.0
+        flipped_target(arch, raw_next, z3, target)
+        return
+    # the raw layouts differ, so meet in the five probabilities, seen from this side
+    probs_from_raw(arch_next, raw_next, W2n, b2n, hn, probs_next)
+    win = 1.0 - probs_next[0]
+    if arch == TESAURO3:
+        target[0], target[1], target[2] = win, probs_next[3], probs_next[1]
+    elif arch == GNUBG5:
+        target[0], target[1], target[2] = win, probs_next[3], probs_next[4]
+        target[3], target[4] = probs_next[1], probs_next[2]
+    else:
+        target[0] = win
+        target[1] = min(1.0, probs_next[3] / win) if win > 0.0 else 0.0
 
 
 @njit(cache=True)
@@ -176,6 +198,7 @@ def td_games(nets, perm_c, perm_r, lr_until, lr_values, lam, seed, first_game, n
     h2 = np.empty(1024, dtype=np.float32)
     raw2 = np.empty(8, dtype=np.float32)
     target = np.empty(8, dtype=np.float32)
+    probs_next = np.empty(5, dtype=np.float32)
     board = np.empty((2, 25), dtype=np.int8)
     nxt = np.empty((2, 25), dtype=np.int8)
     turns = 0
@@ -198,9 +221,7 @@ def td_games(nets, perm_c, perm_r, lr_until, lr_values, lam, seed, first_game, n
             best = 0
             if n > 1:
                 candidate_equities(nets, boards, n, equities, probs)
-                for i in range(1, n):
-                    if equities[i] > equities[best]:
-                        best = i
+                best = best_candidate(boards, n, equities)
             race_state = use_race and not board_has_contact(board)
             if race_state:
                 W1, b1, W2, b2, arch, enc, perm, tr = W1r, b1r, W2r, b2r, arch_r, enc_r, perm_r, traces_r
@@ -219,13 +240,12 @@ def td_games(nets, perm_c, perm_r, lr_until, lr_values, lam, seed, first_game, n
                     nxt[1, k] = after[0, k]
                 # the next state is judged by the net that owns it, in this net's outputs
                 if use_race and not board_has_contact(nxt):
-                    W1n, b1n, W2n, b2n, encn = W1r, b1r, W2r, b2r, enc_r
+                    W1n, b1n, W2n, b2n, archn, encn = W1r, b1r, W2r, b2r, arch_r, enc_r
                 else:
-                    W1n, b1n, W2n, b2n, encn = W1c, b1c, W2c, b2c, enc_c
+                    W1n, b1n, W2n, b2n, archn, encn = W1c, b1c, W2c, b2c, arch_c, enc_c
                 xn, hn, rn = x2[: W1n.shape[0]], h2[: W1n.shape[1]], raw2[: W2n.shape[1]]
                 forward_raw(W1n, b1n, W2n, b2n, encn, nxt, xn, hn, rn)
-                z3 = symmetric_gammon_loss(W2n, b2n, hn) if arch == SYMMETRIC else 0.0
-                flipped_target(arch, rn, z3, target)
+                next_state_target(arch, archn, rn, W2n, b2n, hn, probs_next, target)
             if lam > 0.0:
                 # traces live in this state's perspective; the other side moved last
                 flip_traces(arch, tr[0], tr[1], tr[2], tr[3])
