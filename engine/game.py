@@ -47,7 +47,12 @@ def _flip_into(src, dst):
         dst[1, i] = src[0, i]
 
 
-@njit(cache=True)
+# Not cached on disk: numba keys a cache entry by the dispatcher types of the
+# ``choose`` arguments, which never match across processes, so every run compiled
+# anyway and appended an entry to an index that grew without bound, until entries
+# whose dispatchers no longer exist made every save fail ("underlying object has
+# vanished").  Compiling costs about 2 s per pairing of player kinds per process.
+@njit
 def play_kernel_game(choose0, params0, choose1, params1, seed_value, boards, steps,
                      table_key, table_stamp, stamp, stack):
     """Play one game; return (winning seat, points 1-3, number of turns)."""
@@ -72,7 +77,7 @@ def play_kernel_game(choose0, params0, choose1, params1, seed_value, boards, ste
     return -1, 0, MAX_TURNS
 
 
-@njit(cache=True)
+@njit  # not cached on disk, for the reason given at play_kernel_game
 def kernel_duel(choose_a, params_a, choose_b, params_b, seed, first_pair, n_pairs,
                 boards, steps, table_key, table_stamp, stamp, stack):
     """Points for A in each game of ``n_pairs`` duplicate pairs: shape (n_pairs, 2).

@@ -137,9 +137,16 @@ def td_update(W1, b1, W2, b2, arch, perm, x, h, raw, target, lr, lam, traces):
             gh[j] = acc * h[j] * (1.0 - h[j])
         if arch == SYMMETRIC:
             mean_h = h.mean()
+            total = 0.0
             for j in range(H):
                 W2[j, 0] += gk[0] * (h[j] - mean_h)
                 W2[j, 1] += gk[1] * h[j]
+                total += W2[j, 0]
+            # re-centre the win weights: the projected step sums to zero only up to
+            # float32 rounding, which would otherwise accumulate over many games
+            shift = total / H
+            for j in range(H):
+                W2[j, 0] -= shift
             b2[1] += gk[1]
             for i in range(x.shape[0]):
                 xi = x[i]

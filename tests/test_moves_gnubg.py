@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from engine.moves import MoveBuffers
 from engine.selfplay_sample import (BAR_ENTRY, BEAR_OFF, CONTACT, NO_MOVE, RACE,
                                     SELFPLAY_PLAYERS, position_after, position_kinds)
+from tests.strategies import boards
 
 oracle = pytest.importorskip("engine.gnubg_oracle", reason="gnubg-nn not installed: pip install -e '.[test]'")
 
@@ -73,3 +74,11 @@ def test_blocked_entry_and_doubles_bear_off_agree_with_gnubg():
             for d2 in range(1, d1 + 1):
                 comparison = oracle.compare_moves(board, d1, d2, _BUFFERS)
                 assert comparison.agree, (board.tolist(), d1, d2, comparison.describe())
+
+
+@settings(max_examples=200, deadline=None)
+@given(board=boards(min_checkers=1), d1=st.integers(1, 6), d2=st.integers(1, 6))
+def test_legal_results_equal_gnubg_on_arbitrary_boards(board, d1, d2):
+    """Boards no game need reach (15 on the bar, stacks of 15): the rules still agree."""
+    comparison = oracle.compare_moves(board, d1, d2, _BUFFERS)
+    assert comparison.agree, (board.tolist(), d1, d2, comparison.describe())
