@@ -73,8 +73,16 @@ def _train(args: argparse.Namespace) -> int:
                       race_hidden=args.race_hidden, lam=args.lam, schedule=_schedule(args.schedule),
                       games=args.games, seed=args.seed, checkpoint_every=args.checkpoint_every,
                       bench_every=args.bench_every, bench_games=args.bench_games)
-    if args.games < 1 or args.hidden < 1 or not 0.0 <= args.lam <= 1.0:
-        raise UserError("--games and --hidden must be positive and --lam within [0, 1]")
+    counts = {"--games": args.games, "--hidden": args.hidden, "--race-hidden": args.race_hidden,
+              "--checkpoint-every": args.checkpoint_every, "--bench-every": args.bench_every,
+              "--bench-games": args.bench_games}
+    # zero would divide by zero in the chunking, or benchmark with no games at all
+    not_positive = [name for name, value in counts.items() if value < 1]
+    if not_positive:
+        got = ", ".join(f"{name} {counts[name]}" for name in not_positive)
+        raise UserError(f"{', '.join(counts)} must be positive (got {got})")
+    if not 0.0 <= args.lam <= 1.0:
+        raise UserError(f"--lam must be within [0, 1] (got {args.lam})")
     try:
         trainer = TDTrainer(args.run_dir, config)
         trainer.config.games = args.games  # a resumed run may be extended

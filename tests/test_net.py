@@ -70,7 +70,8 @@ def random_net(arch: str, encoding: str, seed: int, hidden: int = 12) -> Net:
     return net
 
 
-@pytest.mark.parametrize("arch, encoding", ARCH_ENCODINGS + [("tesauro3", "tesauro-turn"), ("gnubg5", "race")])
+@pytest.mark.parametrize("arch, encoding",
+                         ARCH_ENCODINGS + [("tesauro3", "tesauro-turn"), ("gnubg5", "race")])
 def test_forward_pass_equals_numpy(arch, encoding):
     net = random_net(arch, encoding, seed=5)
     probs = net.probabilities(BOARDS)

@@ -157,8 +157,8 @@ def test_traces_hold_the_output_gradients_and_decay_by_lambda():
 ])
 def test_flip_traces_is_the_documented_involution(arch, n_out, mapping):
     rng = np.random.default_rng(arch)
-    traces = (rng.normal(size=(n_out, 9, 4)).astype(np.float32), rng.normal(size=(n_out, 4)).astype(np.float32),
-              rng.normal(size=(n_out, 4)).astype(np.float32), rng.normal(size=n_out).astype(np.float32))
+    traces = tuple(rng.normal(size=shape).astype(np.float32)
+                   for shape in ((n_out, 9, 4), (n_out, 4), (n_out, 4), (n_out,)))
     original = [t.copy() for t in traces]
     flip_traces(arch, *traces)
     sign = np.array([-1.0] + [1.0] * (n_out - 1))
@@ -326,3 +326,13 @@ def test_train_command_runs_resumes_and_plots(tmp_path, capsys):
     assert main(plot_args) == 0
     png = run_dir / "progress.png"
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("option, value", [("--checkpoint-every", "0"), ("--bench-every", "0"),
+                                           ("--bench-games", "0"), ("--hidden", "-1"), ("--lam", "1.5")])
+def test_train_command_rejects_bad_numbers(tmp_path, capsys, option, value):
+    args = ["train", "td", "--run-dir", str(tmp_path / "run"), "--games", "10", "--quiet", option, value]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "fibsbot train: error:" in err and option in err
+    assert not (tmp_path / "run").exists()
