@@ -156,3 +156,13 @@ def test_deeper_plies_give_a_clear_error_for_now(spec):
 def test_zero_ply_may_be_spelled_out(tmp_path):
     path = tiny_net().save(tmp_path / "z.npz")
     assert isinstance(make_player(f"net:{path}@0"), NetPlayer)
+
+
+def test_shipped_nets_load_and_are_listed():
+    shipped = sorted(p.stem for p in nets.player.NETS_DIR.glob("*.npz") if not p.stem.endswith(".race"))
+    if not shipped:
+        pytest.skip("no nets shipped in nets/ yet")
+    for name in shipped:
+        assert isinstance(make_player(f"net:{name}"), NetPlayer)  # checksums and cards hold
+    with pytest.raises(PlayerSpecError, match=f"shipped: {', '.join(shipped)}"):
+        make_player("net:nosuch")
