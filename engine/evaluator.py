@@ -13,9 +13,8 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from engine.encode import encode_into
 from engine.game import mover_win_points
-from engine.net import Net, equity_of, hidden_layer, probs_from_raw, raw_outputs
+from engine.net import Net, as_board_batch, equity_of, evaluate_one
 from engine.pubeval import board_has_contact
 
 
@@ -24,21 +23,9 @@ def evaluate_pair(nets, board, x, h, raw, probs):
     """Five probabilities of ``board`` (side on roll in row 0) with the fitting net."""
     W1c, b1c, W2c, b2c, arch_c, enc_c, W1r, b1r, W2r, b2r, arch_r, enc_r, use_race = nets
     if use_race and not board_has_contact(board):
-        x_r = x[: W1r.shape[0]]
-        h_r = h[: W1r.shape[1]]
-        raw_r = raw[: W2r.shape[1]]
-        encode_into(enc_r, board, x_r)
-        hidden_layer(W1r, b1r, x_r, h_r)
-        raw_outputs(W2r, b2r, h_r, raw_r)
-        probs_from_raw(arch_r, raw_r, W2r, b2r, h_r, probs)
+        evaluate_one(W1r, b1r, W2r, b2r, arch_r, enc_r, board, x, h, raw, probs)
     else:
-        x_c = x[: W1c.shape[0]]
-        h_c = h[: W1c.shape[1]]
-        raw_c = raw[: W2c.shape[1]]
-        encode_into(enc_c, board, x_c)
-        hidden_layer(W1c, b1c, x_c, h_c)
-        raw_outputs(W2c, b2c, h_c, raw_c)
-        probs_from_raw(arch_c, raw_c, W2c, b2c, h_c, probs)
+        evaluate_one(W1c, b1c, W2c, b2c, arch_c, enc_c, board, x, h, raw, probs)
 
 
 @njit(cache=True)
@@ -118,10 +105,7 @@ class Evaluator:
 
     def probabilities(self, boards: np.ndarray) -> np.ndarray:
         """(n, 5) probabilities of boards with the side on roll in row 0."""
-        boards = np.ascontiguousarray(boards, dtype=np.int8)
-        single = boards.ndim == 2
-        if single:
-            boards = boards[None]
+        boards, single = as_board_batch(boards)
         out = np.zeros((len(boards), 5), dtype=np.float32)
         nets = self.kernel_params()
         x = np.zeros(512, np.float32)

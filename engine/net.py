@@ -106,16 +106,30 @@ def equity_of(probs):
 
 
 @njit(cache=True)
+def evaluate_one(W1, b1, W2, b2, arch, encoding, board, x, h, raw, probs):
+    """Five probabilities of one board; x, h, raw are scratch of at least the net's sizes."""
+    xs, hs, rs = x[: W1.shape[0]], h[: W1.shape[1]], raw[: W2.shape[1]]
+    encode_into(encoding, board, xs)
+    hidden_layer(W1, b1, xs, hs)
+    raw_outputs(W2, b2, hs, rs)
+    probs_from_raw(arch, rs, W2, b2, hs, probs)
+
+
+@njit(cache=True)
 def evaluate_boards(W1, b1, W2, b2, arch, encoding, boards, n, probs_out):
     """Five probabilities for each of the first ``n`` boards (side on roll in row 0)."""
     x = np.zeros(W1.shape[0], dtype=np.float32)
     h = np.empty(W1.shape[1], dtype=np.float32)
     raw = np.empty(W2.shape[1], dtype=np.float32)
     for i in range(n):
-        encode_into(encoding, boards[i], x)
-        hidden_layer(W1, b1, x, h)
-        raw_outputs(W2, b2, h, raw)
-        probs_from_raw(arch, raw, W2, b2, h, probs_out[i])
+        evaluate_one(W1, b1, W2, b2, arch, encoding, boards[i], x, h, raw, probs_out[i])
+
+
+def as_board_batch(boards: np.ndarray) -> tuple[np.ndarray, bool]:
+    """Boards as a contiguous int8 (n, 2, 25) batch, and whether one board was given."""
+    boards = np.ascontiguousarray(boards, dtype=np.int8)
+    single = boards.ndim == 2
+    return (boards[None] if single else boards), single
 
 
 def swap_permutation(encoding: str) -> np.ndarray:
@@ -194,10 +208,7 @@ class Net:
 
     def probabilities(self, boards: np.ndarray) -> np.ndarray:
         """(n, 5) probabilities for boards of shape (n, 2, 25) or one board (2, 25)."""
-        boards = np.ascontiguousarray(boards, dtype=np.int8)
-        single = boards.ndim == 2
-        if single:
-            boards = boards[None]
+        boards, single = as_board_batch(boards)
         out = np.zeros((len(boards), 5), dtype=np.float32)
         evaluate_boards(*self.arrays(), boards, len(boards), out)
         return out[0] if single else out
