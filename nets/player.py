@@ -47,11 +47,14 @@ class NetPlayer:
         return int(net_choose(self.kernel[1], board, len(candidates), candidates))
 
 
-def make_net_player(arg: str) -> NetPlayer:
+def make_net_player(arg: str):
+    """``net:NAME[@PLY]``: the searching agent (0-ply uses the bearoff database too)."""
+    from engine.agent import Agent
+
     name, _, ply = arg.partition("@")
-    if ply not in ("", "0"):
-        raise PlayerSpecError(f"net:{arg}: only 0-ply play is available so far")
-    return NetPlayer(Evaluator.load(resolve_net_path(name)), f"net:{arg}")
+    if ply not in ("", "0", "1", "2"):
+        raise PlayerSpecError(f"net:{arg}: the ply must be 0, 1 or 2")
+    return Agent(Evaluator.load(resolve_net_path(name)), ply=int(ply or 0), name=f"net:{arg}")
 
 
 register_player("net", make_net_player)

@@ -13,6 +13,7 @@ from engine.moves import MoveBuffers, generate_moves
 from engine.net import Net
 from engine.players import PlayerSpecError, make_player
 from engine.selfplay_sample import sample_positions
+from engine.agent import Agent
 from nets.player import NetPlayer
 
 
@@ -35,7 +36,7 @@ def test_net_player_duels_random(tmp_path, with_race_net):
         tiny_net("gnubg5", "race", seed=1).save(tmp_path / "tiny.race.npz")
     spec = f"net:{path}"
     player = make_player(spec)
-    assert isinstance(player, NetPlayer) and player.name == spec
+    assert isinstance(player, Agent) and player.name == spec
     assert (player.evaluator.race is not None) == with_race_net
     result = run_duel(spec, "random", games=6, seed=3)
     assert result.games == 6 and result.player_a == spec and result.player_b == "random"
@@ -44,7 +45,7 @@ def test_net_player_duels_random(tmp_path, with_race_net):
 
 def test_a_path_without_the_suffix_is_found(tmp_path):
     tiny_net().save(tmp_path / "plain.npz")
-    assert isinstance(make_player(f"net:{tmp_path / 'plain'}"), NetPlayer)
+    assert isinstance(make_player(f"net:{tmp_path / 'plain'}"), Agent)
 
 
 def decisions(count: int, seed: int):
@@ -136,7 +137,7 @@ def test_unknown_net_lists_the_shipped_nets(tmp_path, monkeypatch):
     with pytest.raises(PlayerSpecError, match=r"no net 'nosuch'.*shipped: alpha, beta\)") as err:
         make_player("net:nosuch")
     assert "alpha.race" not in str(err.value)
-    assert isinstance(make_player("net:beta"), NetPlayer)  # a shipped net by name
+    assert isinstance(make_player("net:beta"), Agent)  # a shipped net by name
     with pytest.raises(PlayerSpecError, match="no net 'nosuch'"):
         run_duel("net:nosuch", "random", games=2)
 
@@ -147,15 +148,15 @@ def test_no_shipped_nets_says_so(tmp_path, monkeypatch):
         make_player("net:")
 
 
-@pytest.mark.parametrize("spec", ["net:X@2", "net:default@1", "net:X@fast"])
-def test_deeper_plies_give_a_clear_error_for_now(spec):
-    with pytest.raises(PlayerSpecError, match="only 0-ply play is available so far"):
+@pytest.mark.parametrize("spec", ["net:default@3", "net:default@-1", "net:X@fast"])
+def test_a_bad_ply_is_a_clear_error(spec):
+    with pytest.raises(PlayerSpecError, match="the ply must be 0, 1 or 2"):
         make_player(spec)
 
 
 def test_zero_ply_may_be_spelled_out(tmp_path):
     path = tiny_net().save(tmp_path / "z.npz")
-    assert isinstance(make_player(f"net:{path}@0"), NetPlayer)
+    assert isinstance(make_player(f"net:{path}@0"), Agent) and make_player(f"net:{path}@2").ply == 2
 
 
 def test_shipped_nets_load_and_are_listed():
@@ -163,6 +164,6 @@ def test_shipped_nets_load_and_are_listed():
     if not shipped:
         pytest.skip("no nets shipped in nets/ yet")
     for name in shipped:
-        assert isinstance(make_player(f"net:{name}"), NetPlayer)  # checksums and cards hold
+        assert isinstance(make_player(f"net:{name}"), Agent)  # checksums and cards hold
     with pytest.raises(PlayerSpecError, match=f"shipped: {', '.join(shipped)}"):
         make_player("net:nosuch")

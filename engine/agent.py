@@ -1,0 +1,209 @@
+"""The engine's face to the outside: every decision a player takes in a match.
+
+Boards passed in are seen from the agent's side: row 0 = the agent ("us"), row 1 =
+the opponent, each row in its owner's numbering.  Match states (``engine.ids``)
+name the agent player 0.  The agent converts to "side on roll" views internally.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from engine.evaluator import Evaluator
+from engine.ids import MatchState
+from engine.moves import MAX_RESULTS, MoveBuffers, generate_moves
+from engine.position import has_contact
+from engine.search import (clear_cache, evaluate0, evaluate1, evaluate2, make_context,
+                           rank_candidates, search_choose)
+
+DEFAULT_FILTERS = (12, 0.24, 6, 0.12)  # 1-ply: 12 within 0.24; 2-ply: 6 within 0.12
+MONEY_WEIGHTS = (1.0, 1.0, 1.0, 1.0)
+
+
+@dataclass(frozen=True)
+class RankedMove:
+    steps: tuple[tuple[int, int], ...]
+    board: np.ndarray  # after the move, mover in row 0
+    equity: float
+    probs: tuple[float, ...]
+    ply: int  # the depth this candidate's figures come from
+
+
+@dataclass(frozen=True)
+class MoveChoice:
+    steps: tuple[tuple[int, int], ...]
+    board: np.ndarray
+    equity: float
+    probs: tuple[float, ...]
+    ply: int
+    ply0_steps: tuple[tuple[int, int], ...]
+    ply0_equity: float
+    ranked: tuple[RankedMove, ...] = field(default=(), repr=False)
+
+    @property
+    def disagrees(self) -> bool:
+        """The search overruled the static net: a position worth learning from."""
+        return self.steps != self.ply0_steps
+
+
+@dataclass(frozen=True)
+class CubeChoice:
+    action: str
+    double: bool = False
+    take: bool = True
+    equities: dict = field(default_factory=dict)
+    probs: tuple[float, ...] = ()
+
+
+def _steps_of(row: np.ndarray) -> tuple[tuple[int, int], ...]:
+    return tuple((int(a), int(b)) for a, b in row if a >= 0)
+
+
+class Agent:
+    """An evaluator searched to ``ply`` with move filters; one per thread."""
+
+    def __init__(self, evaluator: Evaluator, ply: int = 0, filters=DEFAULT_FILTERS, name: str | None = None):
+        if ply not in (0, 1, 2):
+            raise ValueError(f"ply must be 0, 1 or 2, got {ply}")
+        self.evaluator = evaluator
+        self.ply = ply
+        self.name = name or f"net:{evaluator.name}@{ply}"
+        self.filters = np.array(filters, dtype=np.float64)
+        self.ctx = make_context(evaluator)
+        self._root = MoveBuffers()
+        self._buf1 = MoveBuffers()
+        self._buf2 = MoveBuffers()
+        self._equities = np.zeros(MAX_RESULTS, np.float64)
+        self._probs = np.zeros((MAX_RESULTS, 5), np.float32)
+        self._plies = np.zeros(MAX_RESULTS, np.int64)
+        self._ply_array = np.array([ply], np.int64)
+
+    # --- duels -------------------------------------------------------------------
+
+    @property
+    def kernel(self) -> tuple:
+        return (search_choose, (self.ctx, self._ply_array, self.filters, np.array(MONEY_WEIGHTS),
+                                self._buf2.args(), self._buf1.args(), self._equities, self._probs, self._plies))
+
+    def choose(self, board, d1, d2, candidates) -> int:
+        fn, params = self.kernel
+        return int(fn(params, board, len(candidates), np.ascontiguousarray(candidates)))
+
+    def clear_cache(self) -> None:
+        clear_cache(self.ctx)
+
+    # --- evaluation ----------------------------------------------------------------
+
+    def probabilities(self, board: np.ndarray, ply: int | None = None) -> np.ndarray:
+        """Five probabilities for the side in row 0, which is about to roll."""
+        ply = self.ply if ply is None else ply
+        board = np.ascontiguousarray(board, dtype=np.int8)
+        out = np.zeros(5, np.float32)
+        if ply == 0:
+            evaluate0(self.ctx, board, out)
+        elif ply == 1:
+            evaluate1(self.ctx, board, self._buf1.args(), out)
+        else:
+            evaluate2(self.ctx, board, self._buf2.args(), self._buf1.args(), out)
+        return out.astype(np.float64)
+
+    def rank_moves(self, board: np.ndarray, d1: int, d2: int, ply: int | None = None,
+                   weights=MONEY_WEIGHTS) -> list[RankedMove]:
+        """Every legal move, best first, for the side in row 0 with dice (d1, d2)."""
+        ply = self.ply if ply is None else ply
+        board = np.ascontiguousarray(board, dtype=np.int8)
+        n = generate_moves(board, d1, d2, *self._root.args())
+        boards = self._root.boards
+        rank_candidates(self.ctx, boards, n, ply, self.filters, np.asarray(weights, np.float64),
+                        self._buf2.args(), self._buf1.args(), self._equities, self._probs, self._plies)
+        plies = np.minimum(self._plies[:n], ply)
+        # deepest first, then by equity: a shallow figure never outranks a deeper one
+        won = self._plies[:n] == 99
+        order = sorted(range(n), key=lambda i: (not won[i], -plies[i], -self._equities[i]))
+        return [RankedMove(_steps_of(self._root.steps[i]), boards[i].copy(), float(self._equities[i]),
+                           tuple(float(p) for p in self._probs[i]), int(plies[i])) for i in order]
+
+    # --- decisions -------------------------------------------------------------------
+
+    def choose_move(self, board, d1: int, d2: int, state: MatchState | None = None) -> MoveChoice:
+        weights = gammon_weights(state)
+        ranked = self.rank_moves(board, d1, d2, weights=weights)
+        best = ranked[0]
+        if self.ply == 0:
+            ply0 = best
+        else:
+            ply0 = self.rank_moves(board, d1, d2, ply=0, weights=weights)[0]
+        return MoveChoice(best.steps, best.board, best.equity, best.probs, best.ply,
+                          ply0.steps, ply0.equity, tuple(ranked))
+
+    def double_decision(self, board, state: MatchState) -> CubeChoice:
+        """We (player 0, row 0) are on roll before rolling: double or roll?"""
+        from engine.cube import cube_decision, may_double
+
+        state = replace(state, on_roll=0, to_decide=0)
+        if not may_double(state):
+            return CubeChoice("no double", double=False)
+        board = np.ascontiguousarray(board, dtype=np.int8)
+        probs = self.probabilities(board)
+        dec = cube_decision(probs, state, race=not has_contact(board))
+        return CubeChoice(dec.action, double=dec.double, take=dec.take, equities=dict(dec.equities),
+                          probs=tuple(probs))
+
+    def take_decision(self, board, state: MatchState) -> CubeChoice:
+        """The opponent (player 1) doubled us: take or drop?"""
+        from engine.cube import cube_decision
+
+        doubler_view = np.ascontiguousarray(board[::-1], dtype=np.int8)
+        state = replace(state, on_roll=1, to_decide=1, doubled=False)
+        probs = self.probabilities(doubler_view)
+        dec = cube_decision(probs, state, race=not has_contact(doubler_view))
+        return CubeChoice(dec.action, double=dec.double, take=dec.take, equities=dict(dec.equities),
+                          probs=tuple(probs))
+
+    def resignation_offer(self, board, state: MatchState, we_are_on_roll: bool) -> int:
+        from engine.resign import resignation_to_offer
+
+        view, probs = self._our_probs(board, we_are_on_roll)
+        return int(resignation_to_offer(view, probs, replace(state, on_roll=0 if we_are_on_roll else 1),
+                                        on_roll=we_are_on_roll))
+
+    def accept_resignation(self, board, state: MatchState, offered_level: int, we_are_on_roll: bool) -> bool:
+        from engine.resign import accept_resignation
+
+        view, probs = self._our_probs(board, we_are_on_roll)
+        return bool(accept_resignation(view, probs, replace(state, on_roll=0 if we_are_on_roll else 1),
+                                       offered_level, on_roll=we_are_on_roll))
+
+    def _our_probs(self, board, we_are_on_roll: bool) -> tuple[np.ndarray, np.ndarray]:
+        """Our board view and our probabilities, whoever is on roll."""
+        board = np.ascontiguousarray(board, dtype=np.int8)
+        if we_are_on_roll:
+            return board, self.probabilities(board)
+        theirs = self.probabilities(np.ascontiguousarray(board[::-1]))
+        return board, np.array([1 - theirs[0], theirs[3], theirs[4], theirs[1], theirs[2]])
+
+
+def gammon_weights(state: MatchState | None) -> tuple[float, float, float, float]:
+    """Values of (gammon win, backgammon win, gammon loss, backgammon loss) for the
+    move choice: money ones, or the match's gammon values when the score makes
+    gammons worth more or less than a single game."""
+    if state is None or state.is_money:
+        return MONEY_WEIGHTS
+    try:
+        from engine.met import gammon_values
+    except ImportError:
+        return MONEY_WEIGHTS
+    return tuple(float(v) for v in gammon_values(state))
+
+
+def load_agent(spec: str, ply: int | None = None) -> Agent:
+    """``net:NAME@PLY`` (or just ``NAME``) to an agent."""
+    from nets.player import resolve_net_path
+
+    name = spec[4:] if spec.startswith("net:") else spec
+    name, _, ply_text = name.partition("@")
+    if ply is None:
+        ply = int(ply_text) if ply_text else 0
+    return Agent(Evaluator.load(resolve_net_path(name)), ply=ply, name=f"net:{name or 'default'}@{ply}")

@@ -1,0 +1,307 @@
+"""n-ply evaluation (n = 0, 1, 2) with gnubg-style move filters and a position cache.
+
+Plies count as gnubg counts them.  The value of a position with a side to roll:
+
+* 0-ply: the net (or, when both sides are on their home points, the one-sided
+  bearoff database);
+* n-ply: the average over the 21 rolls (doubles 1/36, others 2/36) of the (n-1)-ply
+  value of the reply the side on roll would pick at 0-ply, as gnubg does: choosing
+  each reply by the static net keeps 2-ply to thousands of evaluations, not millions.
+
+A move decision scores every legal move at 0-ply, keeps at most ``k1`` within
+``w1`` of the best for 1-ply, then at most ``k2`` within ``w2`` of the best 1-ply
+value for 2-ply (gnubg's defaults are of this size).  Everything below runs in numba;
+the context tuple ``ctx`` carries the nets, the bearoff tables, the cache and scratch.
+
+The cache is direct-mapped like gnubg's: an exact 80-bit position key per slot (so a
+hit is never a different position), and a newer position simply evicts an older one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from engine.bearoff import load_bearoff_db
+from engine.bearoff_gen import _BINOM, _rank
+from engine.evaluator import evaluate_pair
+from engine.game import mover_win_points
+from engine.moves import generate_moves
+
+CACHE_BITS = 18
+# the 21 distinct rolls and their weights
+ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(1, a + 1)], dtype=np.int64)
+ROLL_WEIGHTS = np.array([1.0 if a == b else 2.0 for a, b in ROLLS]) / 36.0
+_OCCUPIED = np.uint64(1) << np.uint64(40)  # marks a used slot; real high key parts are < 2**16
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+
+
+def make_context(evaluator, cache_bits: int = CACHE_BITS) -> tuple:
+    """The numba-side context: nets, bearoff tables, cache and scratch arrays."""
+    db = load_bearoff_db()
+    size = 1 << cache_bits
+    return (evaluator.kernel_params(), db.off, db.tail_off, db.tail_first, _BINOM.astype(np.int64),
+            np.zeros((size, 2), np.uint64), np.zeros((size, 5), np.float32),
+            np.zeros(512, np.float32), np.empty(1024, np.float32), np.empty(8, np.float32),
+            np.zeros(6, np.int64), np.zeros(6, np.int64))
+
+
+def clear_cache(ctx: tuple) -> None:
+    ctx[5][:] = 0
+
+
+@njit(cache=True)
+def position_key(board):
+    """gnubg's position key as two words: a 1 per checker and a 0 after each point."""
+    lo = np.uint64(0)
+    hi = np.uint64(0)
+    bit = 0
+    for side in range(2):
+        for i in range(25):
+            for _ in range(board[side, i]):
+                if bit < 64:
+                    lo |= np.uint64(1) << np.uint64(bit)
+                else:
+                    hi |= np.uint64(1) << np.uint64(bit - 64)
+                bit += 1
+            bit += 1
+    return lo, hi
+
+
+@njit(cache=True)
+def _in_home(row):
+    for i in range(6, 25):
+        if row[i] > 0:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _bearoff_probs(ctx, board, probs):
+    off, tail_off, tail_first, binom = ctx[1], ctx[2], ctx[3], ctx[4]
+    c0, c1 = ctx[10], ctx[11]
+    for p in range(6):
+        c0[p] = board[0, p]
+        c1[p] = board[1, p]
+    us = _rank(c0, binom)
+    them = _rank(c1, binom)
+    n = off.shape[1]
+    win = 0.0
+    gammon_win = 0.0
+    gammon_loss = 0.0
+    for k in range(n):
+        win += off[us, k] * tail_off[them, k]
+        gammon_win += off[us, k] * tail_first[them, k]
+        gammon_loss += off[them, k] * tail_first[us, k + 1]
+    win = min(win, 1.0)
+    probs[0] = win
+    probs[1] = min(gammon_win, win)
+    probs[2] = 0.0
+    probs[3] = min(gammon_loss, max(1.0 - win, 0.0))
+    probs[4] = 0.0
+
+
+@njit(cache=True)
+def evaluate0(ctx, board, probs):
+    """Static probabilities of ``board`` for its side on roll, through the cache."""
+    keys, values = ctx[5], ctx[6]
+    lo, hi = position_key(board)
+    slot = np.int64(((lo ^ (hi * _MIX)) * _MIX) >> np.uint64(64 - CACHE_BITS)) & (keys.shape[0] - 1)
+    marked = hi | _OCCUPIED
+    if keys[slot, 0] == lo and keys[slot, 1] == marked:
+        for j in range(5):
+            probs[j] = values[slot, j]
+        return
+    if _in_home(board[0]) and _in_home(board[1]):
+        _bearoff_probs(ctx, board, probs)
+    else:
+        evaluate_pair(ctx[0], board, ctx[7], ctx[8], ctx[9], probs)
+    keys[slot, 0] = lo
+    keys[slot, 1] = marked
+    for j in range(5):
+        values[slot, j] = probs[j]
+
+
+@njit(cache=True)
+def equity5(p):
+    return 2.0 * p[0] - 1.0 + p[1] - p[3] + p[2] - p[4]
+
+
+@njit(cache=True)
+def _won(cand, probs):
+    pts = mover_win_points(cand)
+    probs[0] = 1.0
+    probs[1] = 1.0 if pts >= 2 else 0.0
+    probs[2] = 1.0 if pts >= 3 else 0.0
+    probs[3] = 0.0
+    probs[4] = 0.0
+
+
+@njit(cache=True)
+def _to_mover(opp, out):
+    out[0] = 1.0 - opp[0]
+    out[1] = opp[3]
+    out[2] = opp[4]
+    out[3] = opp[1]
+    out[4] = opp[2]
+
+
+@njit(cache=True)
+def _flip(src, dst):
+    for i in range(25):
+        dst[0, i] = src[1, i]
+        dst[1, i] = src[0, i]
+
+
+@njit(cache=True)
+def value0(ctx, cand, flipped, out):
+    """0-ply probabilities, for the mover, of a post-move board (mover in row 0)."""
+    if cand[0].sum() == 0:
+        _won(cand, out)
+        return
+    opp = np.empty(5, np.float32)
+    _flip(cand, flipped)
+    evaluate0(ctx, flipped, opp)
+    _to_mover(opp, out)
+
+
+@njit(cache=True)
+def best_reply0(ctx, boards, n, flipped, best_probs):
+    """Index of the 0-ply best of ``n`` post-move boards, its mover probabilities."""
+    best = -1
+    best_eq = -1e9
+    p = np.empty(5, np.float32)
+    for i in range(n):
+        if boards[i, 0].sum() == 0:
+            _won(boards[i], best_probs)
+            return i
+        value0(ctx, boards[i], flipped, p)
+        eq = equity5(p)
+        if eq > best_eq:
+            best_eq = eq
+            best = i
+            for j in range(5):
+                best_probs[j] = p[j]
+    return best
+
+
+@njit(cache=True)
+def evaluate1(ctx, board, buf1, probs):
+    """1-ply probabilities of ``board`` for its side on roll."""
+    boards, steps, tk, ts, st, stack = buf1
+    acc = np.zeros(5)
+    p = np.empty(5, np.float32)
+    flipped = np.empty((2, 25), np.int8)
+    for r in range(21):
+        n = generate_moves(board, ROLLS[r, 0], ROLLS[r, 1], boards, steps, tk, ts, st, stack)
+        best_reply0(ctx, boards, n, flipped, p)
+        for j in range(5):
+            acc[j] += ROLL_WEIGHTS[r] * p[j]
+    for j in range(5):
+        probs[j] = acc[j]
+
+
+@njit(cache=True)
+def evaluate2(ctx, board, buf2, buf1, probs):
+    """2-ply probabilities of ``board`` for its side on roll."""
+    boards, steps, tk, ts, st, stack = buf2
+    acc = np.zeros(5)
+    p = np.empty(5, np.float32)
+    opp = np.empty(5, np.float32)
+    flipped = np.empty((2, 25), np.int8)
+    for r in range(21):
+        n = generate_moves(board, ROLLS[r, 0], ROLLS[r, 1], boards, steps, tk, ts, st, stack)
+        best = best_reply0(ctx, boards, n, flipped, p)
+        if boards[best, 0].sum() > 0:
+            _flip(boards[best], flipped)
+            evaluate1(ctx, flipped, buf1, opp)
+            _to_mover(opp, p)
+        for j in range(5):
+            acc[j] += ROLL_WEIGHTS[r] * p[j]
+    for j in range(5):
+        probs[j] = acc[j]
+
+
+@njit(cache=True)
+def value_at(ctx, cand, ply, buf2, buf1, out):
+    """Probabilities for the mover of a post-move board, looked at ``ply`` deep."""
+    if ply == 0 or cand[0].sum() == 0:
+        value0(ctx, cand, np.empty((2, 25), np.int8), out)
+        return
+    flipped = np.empty((2, 25), np.int8)
+    _flip(cand, flipped)
+    opp = np.empty(5, np.float32)
+    if ply == 1:
+        evaluate1(ctx, flipped, buf1, opp)
+    else:
+        evaluate2(ctx, flipped, buf2, buf1, opp)
+    _to_mover(opp, out)
+
+
+@njit(cache=True)
+def weighted_equity(p, weights):
+    """Equity with gammon and backgammon values (money: all ones)."""
+    return 2.0 * p[0] - 1.0 + weights[0] * p[1] + weights[1] * p[2] - weights[2] * p[3] - weights[3] * p[4]
+
+
+@njit(cache=True)
+def _select(equities, plies, n, at_ply, keep, window, chosen):
+    """Mark up to ``keep`` candidates evaluated at ``at_ply`` within ``window`` of the best."""
+    best = -1e9
+    for i in range(n):
+        if plies[i] == at_ply and equities[i] > best:
+            best = equities[i]
+    order = np.argsort(-equities[:n])
+    count = 0
+    for k in range(n):
+        i = order[k]
+        chosen[i] = False
+        if plies[i] == at_ply and count < keep and equities[i] >= best - window:
+            chosen[i] = True
+            count += 1
+    return count
+
+
+@njit(cache=True)
+def rank_candidates(ctx, candidates, n, ply, filters, weights, buf2, buf1, equities, probs, plies):
+    """Evaluate post-move boards at 0-ply, then the filtered ones deeper.
+
+    ``filters`` = (k1, w1, k2, w2).  Fills per-candidate equity (``weights``),
+    probabilities and the ply each was last evaluated at; returns the best index.
+    A move that ends the game is always chosen (its value is exact).
+    """
+    p = np.empty(5, np.float32)
+    flipped = np.empty((2, 25), np.int8)
+    for i in range(n):
+        value0(ctx, candidates[i], flipped, p)
+        for j in range(5):
+            probs[i, j] = p[j]
+        equities[i] = weighted_equity(p, weights)
+        plies[i] = 0
+        if candidates[i, 0].sum() == 0:
+            plies[i] = 99  # exact: never re-searched, always preferred
+    chosen = np.zeros(n, np.bool_)
+    for level in range(1, ply + 1):
+        keep = int(filters[0]) if level == 1 else int(filters[2])
+        window = filters[1] if level == 1 else filters[3]
+        if _select(equities, plies, n, level - 1, keep, window, chosen) < 2:
+            break
+        for i in range(n):
+            if chosen[i]:
+                value_at(ctx, candidates[i], level, buf2, buf1, p)
+                for j in range(5):
+                    probs[i, j] = p[j]
+                equities[i] = weighted_equity(p, weights)
+                plies[i] = level
+    best = -1
+    for i in range(n):
+        if best < 0 or plies[i] > plies[best] or (plies[i] == plies[best] and equities[i] > equities[best]):
+            best = i
+    return best
+
+
+@njit(cache=True)
+def search_choose(params, board, n, candidates):
+    """Duel kernel: the move of an n-ply search (see ``rank_candidates``)."""
+    ctx, ply, filters, weights, buf2, buf1, equities, probs, plies = params
+    return rank_candidates(ctx, candidates, n, ply[0], filters, weights, buf2, buf1, equities, probs, plies)
