@@ -52,7 +52,8 @@ def clear_cache(ctx: tuple) -> None:
 
 @njit(cache=True)
 def position_key(board):
-    """gnubg's position key as two words: a 1 per checker and a 0 after each point."""
+    """gnubg's position-key layout as two words (a 1 per checker, a 0 after each
+    point), row 0 first: exact, so a cache hit is always the same position."""
     lo = np.uint64(0)
     hi = np.uint64(0)
     bit = 0

@@ -109,6 +109,7 @@ def _moves(args: argparse.Namespace) -> int:
 
 
 def _add_bench_args(p: argparse.ArgumentParser) -> None:
+    import fibsbot.bench_search  # noqa: F401  registers the search benchmarks
     from fibsbot.bench import BENCHMARKS
 
     p.add_argument("--only", nargs="*", choices=sorted(BENCHMARKS), help="run only these benchmarks")
@@ -125,14 +126,16 @@ def _bench(args: argparse.Namespace) -> int:
         return 0
     for key, value in results.items():
         if isinstance(value, float):
-            print(f"{key:32s} {value:>14,.1f}")
+            print(f"{key:32s} {value:>14,.1f}" if value >= 100 else f"{key:32s} {value:>14.4g}")
         elif isinstance(value, dict):
-            details = ", ".join(f"{k}={v:,.0f}" if isinstance(v, float) else f"{k}={v}" for k, v in value.items())
+            details = ", ".join((f"{k}={v:,.0f}" if abs(v) >= 100 else f"{k}={v:.4g}") if isinstance(v, float)
+                                else f"{k}={v}" for k, v in value.items())
             print(f"  {key}: {details}")
     return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
+    import fibsbot.cli_hint  # noqa: F401  registers `hint`
     import fibsbot.cli_train  # noqa: F401  registers `train`
     parser = argparse.ArgumentParser(
         prog="fibsbot",

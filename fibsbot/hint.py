@@ -1,0 +1,119 @@
+"""``fibsbot hint``: ranked moves or the cube decision, like gnubg's ``hint``.
+
+A request is a position (row 0 = the player on roll, as a Position ID gives it), an
+optional match state and optional dice.  Answers are plain dicts, so the command
+line prints them as text or JSON and other engines' answers compare at scale.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from engine.agent import Agent
+from engine.ids import CENTRED, MatchState, board_from_position_id, match_state_from_id, parse_xgid, position_id
+from engine.moves import check_dice
+from engine.notation import format_gnubg
+from engine.position import Position
+
+
+class HintError(ValueError):
+    """A request that cannot be answered (bad ID, finished game, bad dice)."""
+
+
+@dataclass(frozen=True)
+class HintRequest:
+    board: np.ndarray  # row 0 = the player on roll (or, when doubled, the doubler)
+    state: MatchState
+    dice: tuple[int, int] | None
+
+
+def as_player0(state: MatchState, player: int) -> MatchState:
+    """The same state with ``player`` renamed 0 (the agent's own convention)."""
+    if player == 0:
+        return state
+    owner = state.cube_owner if state.cube_owner == CENTRED else 1 - state.cube_owner
+    return replace(state, on_roll=1 - state.on_roll, to_decide=1 - state.to_decide, cube_owner=owner,
+                   score=(state.score[1], state.score[0]))
+
+
+def parse_request(position: str | None = None, match: str | None = None, xgid: str | None = None,
+                  dice: tuple[int, int] | None = None) -> HintRequest:
+    try:
+        if xgid:
+            if position or match:
+                raise HintError("give an XGID, or a Position ID with an optional Match ID, not both")
+            board, state = parse_xgid(xgid)
+        elif position:
+            board = board_from_position_id(position)
+            state = match_state_from_id(match) if match else MatchState(jacoby=False)
+        else:
+            raise HintError("give --position-id (with an optional --match-id) or --xgid")
+        if dice is None and state.dice != (0, 0):
+            dice = state.dice
+        if dice is not None:
+            check_dice(*dice)
+    except HintError:
+        raise
+    except ValueError as exc:
+        raise HintError(str(exc)) from exc
+    if Position(board).is_game_over():
+        raise HintError("the game is over: there is nothing to decide")
+    return HintRequest(np.ascontiguousarray(board, dtype=np.int8), state, tuple(dice) if dice else None)
+
+
+def hint(agent: Agent, request: HintRequest, limit: int | None = None) -> dict:
+    """Ranked moves (best first) for a roll, else the cube decision."""
+    board, state = request.board, request.state
+    if request.dice is not None:
+        me = as_player0(state, state.on_roll)
+        choice = agent.choose_move(board, *request.dice, me)
+        moves = []
+        for ranked in choice.ranked[:limit]:
+            moves.append({
+                "move": format_gnubg(board, ranked.steps) if ranked.steps else "(no legal move)",
+                "position_id": position_id(ranked.board[::-1].copy()),
+                "equity": round(ranked.equity, 6),
+                "probs": [round(p, 6) for p in ranked.probs],
+                "ply": ranked.ply,
+            })
+        return {"dice": list(request.dice), "ply": agent.ply, "moves": moves}
+    if state.doubled:
+        taker = state.to_decide
+        me = as_player0(state, taker)
+        decision = agent.take_decision(np.ascontiguousarray(board[::-1]), me)
+        kind = "take"
+    else:
+        me = as_player0(state, state.on_roll)
+        decision = agent.double_decision(board, me)
+        kind = "double"
+    return {"decision": kind, "action": decision.action, "ply": agent.ply,
+            "equities": {k: round(float(v), 6) for k, v in decision.equities.items()},
+            "probs": [round(float(p), 6) for p in decision.probs]}
+
+
+def parse_batch_line(line: str) -> HintRequest:
+    """``POSITION_ID [MATCH_ID] [D1 D2]``; money play when there is no Match ID."""
+    fields = line.split()
+    if len(fields) not in (1, 2, 3, 4):
+        raise HintError(f"expected 'POSITION_ID [MATCH_ID] [D1 D2]', got {line.strip()!r}")
+    dice = None
+    if len(fields) >= 3:
+        if not (fields[-1].isdigit() and fields[-2].isdigit()):
+            raise HintError(f"dice must be two numbers, got {fields[-2:]}")
+        dice = (int(fields[-2]), int(fields[-1]))
+        fields = fields[:-2]
+    return parse_request(fields[0], fields[1] if len(fields) == 2 else None, dice=dice)
+
+
+def format_text(answer: dict) -> str:
+    if "moves" in answer:
+        lines = []
+        for rank, move in enumerate(answer["moves"], 1):
+            probs = " ".join(f"{p:.3f}" for p in move["probs"])
+            lines.append(f"{rank:3d}. {move['ply']}-ply  {move['move']:28s} Eq.: {move['equity']:+.3f}   {probs}")
+        return "\n".join(lines)
+    probs = " ".join(f"{p:.3f}" for p in answer["probs"])
+    eq = "  ".join(f"{k.replace('_', ' ')}: {v:+.3f}" for k, v in answer["equities"].items())
+    return f"{answer['ply']}-ply cubeless probabilities: {probs}\n{eq}\nProper cube action: {answer['action']}"

@@ -1,0 +1,72 @@
+"""`fibsbot hint` and the search benchmarks, end to end on the shipped net."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from engine.ids import MatchState, match_id, position_id
+from engine.position import Position
+from fibsbot.cli import main
+from fibsbot.hint import HintError, as_player0, parse_batch_line, parse_request
+
+OPENING = "4HPwATDgc/ABMA"
+
+
+def test_hint_ranks_every_move_of_the_roll(capsys):
+    assert main(["hint", "--position-id", OPENING, "--dice", "3", "1", "--ply", "1", "--json"]) == 0
+    answer = json.loads(capsys.readouterr().out)
+    moves = answer["moves"]
+    assert len(moves) == 16 and len({m["position_id"] for m in moves}) == 16
+    assert moves[0]["move"] == "8/5 6/5" and moves[0]["ply"] == 1
+    for m in moves:
+        assert len(m["probs"]) == 5 and 0 <= m["probs"][0] <= 1
+
+
+def test_hint_text_and_cube_decision(capsys):
+    assert main(["hint", "--position-id", OPENING, "--ply", "0"]) == 0
+    text = capsys.readouterr().out
+    assert "Proper cube action: no double" in text
+
+
+def test_batch_answers_in_order_with_errors_in_place(tmp_path, capsys):
+    mid = match_id(MatchState(match_length=5, score=(2, 3), dice=(6, 1)))
+    batch = tmp_path / "req.txt"
+    batch.write_text(f"{OPENING} 3 1\n{OPENING} {mid}\nnot-an-id 3 1\n{OPENING}\n")
+    assert main(["hint", "--batch", str(batch), "--ply", "0"]) == 0
+    answers = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert len(answers) == 4
+    assert answers[0]["moves"][0]["move"] == "8/5 6/5"
+    assert answers[1]["dice"] == [6, 1]  # the Match ID's dice are used
+    assert "error" in answers[2] and "line 3" in answers[2]["error"]
+    assert answers[3]["action"] == "no double"
+
+
+def test_bad_requests_are_clear_errors():
+    with pytest.raises(HintError):
+        parse_request()
+    with pytest.raises(HintError):
+        parse_request("4HPwATDgc/ABMA", dice=(7, 1))
+    with pytest.raises(HintError):
+        parse_batch_line("a b c d e")
+    over = Position.initial().board.copy()
+    over[0, :] = 0
+    with pytest.raises(HintError, match="over"):
+        parse_request(position_id(over))
+
+
+def test_renaming_a_state_to_player0():
+    state = MatchState(match_length=7, score=(1, 4), on_roll=1, cube=2, cube_owner=0)
+    renamed = as_player0(state, 1)
+    assert renamed.on_roll == 0 and renamed.score == (4, 1) and renamed.cube_owner == 1
+
+
+def test_search_benchmarks_report_their_keys():
+    from fibsbot.bench_search import bench_ply0, bench_ply2
+
+    zero = bench_ply0(repeats=1)
+    assert zero["ply0_decisions_per_s"] > 0 and zero["ply0"]["decisions"] > 1000
+    two = bench_ply2(decisions=4, reference_decisions=2)
+    assert 0 < two["ply2_decision_median_s"] <= two["ply2_decision_p99_s"]
+    assert two["ply2"]["decisions"] == 4 and "reference_gnubg" in two["ply2"]
