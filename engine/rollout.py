@@ -1,0 +1,173 @@
+"""Cubeless rollouts with common random numbers.
+
+Game ``g`` of a rollout uses the dice of ``game_seed(seed, g)`` whatever position
+is rolled out, so candidates of one decision meet the same dice sequences and the
+standard error of their difference shrinks (it is measured, see ``rollout_moves``).
+The first roll of game ``g`` is roll ``g mod 36`` of the 36 (quasi-random: every
+block of 36 games sees each first roll once).  Games stop ("truncate") once both
+sides are inside the one-sided bearoff database, whose probabilities then stand for
+the rest of the game; play is the agent's 0-ply choice.
+
+Each game depends only on its index, so splitting the games over processes gives
+exactly the results of one process.
+"""
+
+from __future__ import annotations
+
+import math
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from engine.dice import game_seed, roll
+from engine.game import mover_win_points
+from engine.moves import MoveBuffers, generate_moves
+from engine.search import _in_home, evaluate0, rank_candidates
+
+MAX_TURNS = 2000
+
+
+@njit(cache=True)
+def rollout_games(ctx, start_board, seed, first_game, n_games, truncate, filters, weights,
+                  root, buf2, buf1, equities, probs, plies, out):
+    """Fill ``out[i]`` with the five outcomes (or truncated probabilities) of game
+    ``first_game + i`` from ``start_board`` (side on roll in row 0, before its roll),
+    from that side's point of view."""
+    boards, steps, tk, ts, st, stack = root
+    board = np.empty((2, 25), np.int8)
+    p = np.empty(5, np.float32)
+    for i in range(n_games):
+        g = first_game + i
+        s = game_seed(seed, g)
+        for side in range(2):
+            for k in range(25):
+                board[side, k] = start_board[side, k]
+        sign = 0  # 0: the starting side is on roll
+        for j in range(5):
+            out[i, j] = 0.0
+        for turn in range(MAX_TURNS):
+            if truncate and _in_home(board[0]) and _in_home(board[1]):
+                evaluate0(ctx, board, p)
+                if sign == 0:
+                    for j in range(5):
+                        out[i, j] = p[j]
+                else:
+                    out[i, 0] = 1.0 - p[0]
+                    out[i, 1] = p[3]
+                    out[i, 2] = p[4]
+                    out[i, 3] = p[1]
+                    out[i, 4] = p[2]
+                break
+            if turn == 0:
+                r = g % 36
+                d0 = r // 6 + 1
+                d1 = r % 6 + 1
+            else:
+                d0, d1 = roll(s, turn)
+            n = generate_moves(board, d0, d1, boards, steps, tk, ts, st, stack)
+            best = 0
+            if n > 1:
+                best = rank_candidates(ctx, boards, n, 0, filters, weights, buf2, buf1, equities, probs, plies)
+            after = boards[best]
+            if after[0].sum() == 0:
+                pts = mover_win_points(after)
+                w = 0 if sign == 0 else 3
+                if sign == 0:
+                    out[i, 0] = 1.0
+                    out[i, 1] = 1.0 if pts >= 2 else 0.0
+                    out[i, 2] = 1.0 if pts >= 3 else 0.0
+                else:
+                    out[i, w] = 1.0 if pts >= 2 else 0.0
+                    out[i, w + 1] = 1.0 if pts >= 3 else 0.0
+                break
+            for k in range(25):
+                board[0, k] = after[1, k]
+                board[1, k] = after[0, k]
+            sign ^= 1
+
+
+@dataclass(frozen=True)
+class RolloutResult:
+    games: int
+    probs: tuple[float, ...]  # mean of the five outputs, the starting side's view
+    probs_stderr: tuple[float, ...]
+    equity: float  # cubeless money equity of the starting side
+    equity_stderr: float
+    equities: np.ndarray  # per-game equity, for paired comparisons
+
+    def as_dict(self) -> dict:
+        return {"games": self.games, "probs": list(self.probs), "probs_stderr": list(self.probs_stderr),
+                "equity": self.equity, "equity_stderr": self.equity_stderr}
+
+
+def _summarise(outcomes: np.ndarray) -> RolloutResult:
+    n = len(outcomes)
+    eq = 2 * outcomes[:, 0] - 1 + outcomes[:, 1] - outcomes[:, 3] + outcomes[:, 2] - outcomes[:, 4]
+    se = outcomes.std(axis=0, ddof=1) / math.sqrt(n) if n > 1 else np.zeros(5)
+    return RolloutResult(n, tuple(float(x) for x in outcomes.mean(axis=0)), tuple(float(x) for x in se),
+                         float(eq.mean()), float(eq.std(ddof=1) / math.sqrt(n)) if n > 1 else 0.0, eq)
+
+
+def _play(agent, board: np.ndarray, seed: int, first: int, count: int, truncate: bool) -> np.ndarray:
+    out = np.zeros((count, 5), np.float64)
+    rollout_games(agent.ctx, np.ascontiguousarray(board, np.int8), np.uint64(seed), first, count, truncate,
+                  agent.filters, np.ones(4), MoveBuffers().args(), agent._buf2.args(), agent._buf1.args(),
+                  agent._equities, agent._probs, agent._plies, out)
+    return out
+
+
+_worker_agents: dict = {}
+
+
+def _worker(spec: str, board: np.ndarray, seed: int, first: int, count: int, truncate: bool) -> np.ndarray:
+    from engine.agent import load_agent
+
+    agent = _worker_agents.get(spec)
+    if agent is None:
+        agent = _worker_agents[spec] = load_agent(spec, ply=0)
+    return _play(agent, board, seed, first, count, truncate)
+
+
+def rollout_position(board: np.ndarray, games: int, *, spec: str = "net:default", agent=None, seed: int = 1,
+                     truncate: bool = True, workers: int = 1) -> RolloutResult:
+    """Roll out a position (side on roll in row 0, before its roll)."""
+    if games < 1:
+        raise ValueError("a rollout needs at least one game")
+    if workers <= 1:
+        if agent is None:
+            from engine.agent import load_agent
+            agent = load_agent(spec, ply=0)
+        return _summarise(_play(agent, board, seed, 0, games, truncate))
+    chunks = [c for c in np.array_split(np.arange(games), workers) if len(c)]
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        parts = list(pool.map(_worker, [spec] * len(chunks), [board] * len(chunks), [seed] * len(chunks),
+                              [int(c[0]) for c in chunks], [len(c) for c in chunks], [truncate] * len(chunks)))
+    return _summarise(np.concatenate(parts))
+
+
+def rollout_moves(board: np.ndarray, d1: int, d2: int, games: int, *, spec: str = "net:default", agent=None,
+                  seed: int = 1, truncate: bool = True, workers: int = 1, candidates: int = 5) -> list[dict]:
+    """Roll out the ``candidates`` best moves (by the agent's 0-ply) with common dice.
+
+    Each entry has the mover's equity, its standard error, and the difference to the
+    first move with the standard error of that paired difference."""
+    from engine.agent import load_agent
+
+    agent = agent or load_agent(spec, ply=0)
+    ranked = agent.rank_moves(board, d1, d2, ply=0)[:candidates]
+    rows = []
+    for move in ranked:
+        after = np.ascontiguousarray(move.board[::-1])  # opponent on roll
+        res = rollout_position(after, games, spec=spec, agent=agent, seed=seed, truncate=truncate, workers=workers)
+        rows.append((move, -res.equities, res))
+    base = rows[0][1]
+    out = []
+    for move, eq, res in rows:
+        diff = eq - base
+        out.append({"steps": move.steps, "equity": float(eq.mean()), "equity_stderr": res.equity_stderr,
+                    "diff": float(diff.mean()),
+                    "diff_stderr": float(diff.std(ddof=1) / math.sqrt(len(diff))) if len(diff) > 1 else 0.0,
+                    "probs": [1 - res.probs[0], res.probs[3], res.probs[4], res.probs[1], res.probs[2]]})
+    return out
