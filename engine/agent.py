@@ -14,7 +14,6 @@ import numpy as np
 from engine.evaluator import Evaluator
 from engine.ids import MatchState
 from engine.moves import MAX_RESULTS, MoveBuffers, generate_moves
-from engine.position import has_contact
 from engine.search import (clear_cache, evaluate0, evaluate1, evaluate2, make_context,
                            rank_candidates, search_choose)
 
@@ -140,25 +139,25 @@ class Agent:
 
     def double_decision(self, board, state: MatchState) -> CubeChoice:
         """We (player 0, row 0) are on roll before rolling: double or roll?"""
-        from engine.cube import cube_decision, may_double
+        from engine.cube import cube_decision, cube_life, may_double
 
         state = replace(state, on_roll=0, to_decide=0)
         if not may_double(state):
             return CubeChoice("no double", double=False)
         board = np.ascontiguousarray(board, dtype=np.int8)
         probs = self.probabilities(board)
-        dec = cube_decision(probs, state, race=not has_contact(board))
+        dec = cube_decision(probs, state, cube_life=cube_life(board))
         return CubeChoice(dec.action, double=dec.double, take=dec.take, equities=dict(dec.equities),
                           probs=tuple(probs))
 
     def take_decision(self, board, state: MatchState) -> CubeChoice:
         """The opponent (player 1) doubled us: take or drop?"""
-        from engine.cube import cube_decision
+        from engine.cube import cube_decision, cube_life
 
         doubler_view = np.ascontiguousarray(board[::-1], dtype=np.int8)
         state = replace(state, on_roll=1, to_decide=1, doubled=False)
         probs = self.probabilities(doubler_view)
-        dec = cube_decision(probs, state, race=not has_contact(doubler_view))
+        dec = cube_decision(probs, state, cube_life=cube_life(doubler_view))
         return CubeChoice(dec.action, double=dec.double, take=dec.take, equities=dict(dec.equities),
                           probs=tuple(probs))
 
@@ -190,12 +189,11 @@ def gammon_weights(state: MatchState | None) -> tuple[float, float, float, float
     move choice: money ones, or the match's gammon values when the score makes
     gammons worth more or less than a single game."""
     if state is None or state.is_money:
-        return MONEY_WEIGHTS
-    try:
-        from engine.met import gammon_values
-    except ImportError:
-        return MONEY_WEIGHTS
-    return tuple(float(v) for v in gammon_values(state))
+        return MONEY_WEIGHTS  # the Jacoby rule only matters until the cube turns
+    from engine.met import CubeView, gammon_values
+
+    win_gammon, lose_gammon, win_bg, lose_bg = gammon_values(CubeView.of(state, 0))
+    return (win_gammon, win_bg, lose_gammon, lose_bg)
 
 
 def load_agent(spec: str, ply: int | None = None) -> Agent:
