@@ -60,8 +60,9 @@ def test_gammon_weights_follow_the_score():
     assert gammon_weights(None) == MONEY_WEIGHTS
     dmp = gammon_weights(MatchState(match_length=5, score=(4, 4)))
     assert dmp == (0.0, 0.0, 0.0, 0.0)  # double match point: a gammon is just a win
-    gammon_go = gammon_weights(MatchState(match_length=5, score=(3, 0)))
-    assert gammon_go[2] == 0.0  # 2-away: losing a gammon costs no more than a single game
+    crawford = gammon_weights(MatchState(match_length=5, score=(0, 4), crawford=True))
+    assert crawford[2] == crawford[3] == 0.0  # they are 1-away: any loss ends the match
+    assert crawford[0] > 0.0
 
 
 def test_choose_move_in_a_match_uses_legal_moves(agent):
