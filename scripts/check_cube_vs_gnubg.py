@@ -337,6 +337,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1, help="seed of the self-play games (default 1)")
     parser.add_argument("--ply", type=int, default=0, choices=range(0, 5), help="gnubg's cube evaluation ply")
     parser.add_argument("--net", default="default", help="our net (default: the shipped default)")
+    parser.add_argument("--our-ply", type=int, default=0, choices=(0, 1, 2),
+                        help="our evaluation depth for the cube probabilities (default 0)")
     parser.add_argument("--show", type=int, default=15, help="disagreements to list (default 15)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of the report")
     args = parser.parse_args(argv)
@@ -348,7 +350,18 @@ def main(argv: list[str] | None = None) -> int:
     from nets.player import resolve_net_path
 
     start = time.perf_counter()
-    summary = measure(args.positions, args.seed, args.ply, Evaluator.load(resolve_net_path(args.net)))
+    evaluator = Evaluator.load(resolve_net_path(args.net))
+    sources = None
+    if args.our_ply:
+        from engine.agent import Agent
+
+        agent = Agent(evaluator, ply=args.our_ply)
+        sources = {f"net@{args.our_ply}": lambda board: agent.probabilities(np.ascontiguousarray(board, np.int8))}
+        try:
+            sources["gnubg-nn"] = gnubg_nn_source()
+        except ImportError:
+            pass
+    summary = measure(args.positions, args.seed, args.ply, evaluator, sources)
     seconds = time.perf_counter() - start
     if args.json:
         print(json.dumps({"positions": args.positions, "seed": args.seed, "ply": args.ply,
