@@ -137,6 +137,7 @@ def _bench(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     import fibsbot.cli_hint  # noqa: F401  registers `hint`
     import fibsbot.cli_rollout  # noqa: F401  registers `rollout`
+    import fibsbot.cli_server  # noqa: F401  registers `server`
     import fibsbot.cli_train  # noqa: F401  registers `train`
     parser = argparse.ArgumentParser(
         prog="fibsbot",

@@ -1,0 +1,47 @@
+"""Settings of the local server (one pydantic model, validated once)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+# FIBS's toggles with the values a new FIBS account starts with; "away" is set by
+# the away/back commands and is not a toggle
+DEFAULT_TOGGLES: dict[str, bool] = {
+    "allowpip": True, "autoboard": True, "autodouble": False, "automove": False,
+    "bell": False, "crawford": True, "double": True, "greedy": False,
+    "moreboards": False, "moves": False, "notify": True, "ratings": False,
+    "ready": False, "report": False, "silent": False, "telnet": True, "wrap": False,
+}  # fmt: skip
+
+
+class ServerConfig(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    # local mode: the first "login" of an unknown name creates the account
+    create_accounts: bool = True
+    # seconds without input before "Connection timed out."; None: never
+    idle_timeout: float | None = Field(default=3600.0, gt=0)
+    banner: tuple[str, ...] = (
+        "",
+        "   fibsbot local backgammon server (FIBS client protocol, CLIP 1008)",
+        "",
+    )
+    motd: tuple[str, ...] = (
+        "+--------------------------------------+",
+        "| Welcome to the fibsbot test server.  |",
+        "+--------------------------------------+",
+    )
+    # toggles of new accounts, over FIBS's defaults (e.g. {"ready": True})
+    new_account_toggles: dict[str, bool] = {}
+    rating: float = 1500.0  # every new account's rating (ratings are not updated)
+
+    @field_validator("new_account_toggles")
+    @classmethod
+    def _known_toggles(cls, value: dict[str, bool]) -> dict[str, bool]:
+        unknown = sorted(set(value) - set(DEFAULT_TOGGLES))
+        if unknown:
+            raise ValueError(f"unknown toggles {unknown}; known: {sorted(DEFAULT_TOGGLES)}")
+        return value
+
+    def initial_toggles(self) -> dict[str, bool]:
+        return {**DEFAULT_TOGGLES, **self.new_account_toggles}
