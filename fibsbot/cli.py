@@ -135,6 +135,7 @@ def _bench(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    import fibsbot.cli_arena  # noqa: F401  registers `arena`
     import fibsbot.cli_hint  # noqa: F401  registers `hint`
     import fibsbot.cli_rollout  # noqa: F401  registers `rollout`
     import fibsbot.cli_server  # noqa: F401  registers `server`

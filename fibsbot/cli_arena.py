@@ -1,0 +1,45 @@
+"""`fibsbot arena`: whole matches against a sparring bot through the real protocol."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+
+from fibsbot.cli import UserError, command
+
+
+def _setup(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--length", type=int, default=3, help="match length in points (default 3)")
+    p.add_argument("--matches", type=int, default=1, help="matches to play (default 1)")
+    p.add_argument("--opponent", default="pubeval",
+                   help="sparring bot: pubeval (its moves, our 0-ply cube) or net:NAME@PLY")
+    p.add_argument("--ply", type=int, default=2, choices=[0, 1, 2], help="our search depth (default 2)")
+    p.add_argument("--net", default="default", help="our net (default: the shipped one)")
+    p.add_argument("--data-dir", help="where matches/, log/ and queue.sqlite go (default: the user's data dir)")
+    p.add_argument("--seed", type=int, default=None, help="server dice seed (default: random)")
+    p.add_argument("--json", action="store_true", help="print the result as one JSON object")
+
+
+@command("arena", "play matches against a sparring bot on a local FIBS-style server, with full records")(_setup)
+def _arena(args: argparse.Namespace) -> int:
+    from engine.players import PlayerSpecError
+    from fibsbot.arena import print_result, run_arena
+
+    if args.length < 1 or args.matches < 1:
+        raise UserError("--length and --matches must be at least 1")
+
+    def progress(text: str) -> None:
+        print(text, file=sys.stderr, flush=True)
+
+    try:
+        result = asyncio.run(run_arena(args.length, args.matches, args.opponent, args.ply, args.net,
+                                       args.data_dir, args.seed, None if args.json else progress))
+    except PlayerSpecError as exc:
+        raise UserError(str(exc)) from exc
+    if args.json:
+        print(json.dumps(result.as_dict()))
+    else:
+        print_result(result)
+    return 0 if result.stuck == 0 else 1
