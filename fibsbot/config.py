@@ -1,0 +1,224 @@
+"""The bot's settings: one pydantic-settings model read from a TOML file and the environment.
+
+Precedence, highest first: environment variables ``FIBSBOT_*`` (nested fields
+with ``__``: ``FIBSBOT_SERVER__HOST``), then the TOML file, then the defaults.
+
+The password is never taken from the command line or the TOML file (which tends
+to be shared and copied).  It comes, in this order, from ``FIBSBOT_PASSWORD``,
+from the file named by ``password_file`` (``FIBSBOT_PASSWORD_FILE``), or from
+``$CREDENTIALS_DIRECTORY/fibs-password``, where systemd's ``LoadCredential=``
+puts it.  It is held as a ``SecretStr``, so reprs and dumps show stars.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
+from pydantic_settings import BaseSettings, InitSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
+
+CREDENTIAL_NAME = "fibs-password"  # the name in LoadCredential=fibs-password:/etc/fibsbot/password
+ENV_PREFIX = "FIBSBOT_"
+# FIBS user names: letters, digits and underscores (the server refuses others)
+_USER_NAME = re.compile(r"[A-Za-z0-9_]{1,20}")
+
+
+class ConfigError(ValueError):
+    """Settings that cannot be used, with the reason in one line."""
+
+
+def default_data_dir() -> Path:
+    """``$XDG_DATA_HOME/fibsbot``, or ``~/.local/share/fibsbot``."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "fibsbot"
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ServerSettings(_Section):
+    host: str = "fibs.com"
+    port: int = Field(4321, ge=1, le=65535)
+    user: str | None = None
+    client_name: str = Field("fibsbot", pattern=r"^\S{1,20}$")  # sent in the login line
+    reconnect_backoff_base: float = Field(2.0, gt=0, description="first wait after a lost connection, seconds")
+    reconnect_backoff_max: float = Field(300.0, gt=0, description="longest wait between attempts, seconds")
+    keepalive_interval: float = Field(600.0, gt=0, description="seconds of silence before a harmless command")
+
+    @field_validator("user")
+    @classmethod
+    def _fibs_name(cls, user: str | None) -> str | None:
+        if user is not None and not _USER_NAME.fullmatch(user):
+            raise ValueError(f"{user!r} is not a FIBS user name (letters, digits, _; at most 20)")
+        return user
+
+    @model_validator(mode="after")
+    def _backoff_order(self) -> "ServerSettings":
+        if self.reconnect_backoff_max < self.reconnect_backoff_base:
+            raise ValueError("reconnect_backoff_max must not be below reconnect_backoff_base")
+        return self
+
+
+class PlaySettings(_Section):
+    net: str = "default"
+    ply: int = Field(2, ge=0, le=2)
+
+    @property
+    def agent_spec(self) -> str:
+        """The player spec for ``engine.agent.load_agent``."""
+        return f"net:{self.net}@{self.ply}"
+
+
+def _names(names: list[str]) -> list[str]:
+    bad = [name for name in names if not _USER_NAME.fullmatch(name)]
+    if bad:
+        raise ValueError(f"not FIBS user names: {', '.join(map(repr, bad))}")
+    return names
+
+
+class InvitationPolicy(_Section):
+    min_length: int = Field(1, ge=1, le=99)
+    max_length: int = Field(11, ge=1, le=99)
+    allow_unlimited: bool = False
+    allow: list[str] = Field(default_factory=list, description="if not empty, only these may invite")
+    deny: list[str] = Field(default_factory=list, description="never accepted (wins over allow)")
+    max_matches: int = Field(1, ge=1, le=1, description="matches at a time: FIBS allows one")
+    auto_invite: list[str] = Field(default_factory=list, description="invited when seen ready")
+    auto_invite_length: int = Field(5, ge=1, le=99)
+
+    _check_names = field_validator("allow", "deny", "auto_invite")(_names)
+
+    @model_validator(mode="after")
+    def _lengths(self) -> "InvitationPolicy":
+        if self.min_length > self.max_length:
+            raise ValueError(f"min_length {self.min_length} exceeds max_length {self.max_length}")
+        return self
+
+
+# The TOML file's parsed content while load_settings runs (sources are built per call).
+_TOML_DATA: ContextVar[dict[str, Any] | None] = ContextVar("fibsbot_toml_data", default=None)
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix=ENV_PREFIX, env_nested_delimiter="__", extra="forbid", frozen=True,
+        case_sensitive=False,
+    )  # fmt: skip
+
+    server: ServerSettings = Field(default_factory=ServerSettings)
+    play: PlaySettings = Field(default_factory=PlaySettings)
+    invitations: InvitationPolicy = Field(default_factory=InvitationPolicy)
+    admins: list[str] = Field(default_factory=list, description="users whose 'tell' commands are obeyed")
+    data_dir: Path = Field(default_factory=default_data_dir)
+    password: SecretStr | None = Field(default=None, description="only from FIBSBOT_PASSWORD")
+    password_file: Path | None = None
+
+    _check_admins = field_validator("admins")(_names)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        sources = [init_settings, env_settings]
+        toml_data = _TOML_DATA.get()
+        if toml_data:
+            sources.append(InitSettingsSource(settings_cls, init_kwargs=toml_data))
+        return tuple(sources)
+
+    # ------------------------------------------------------------------ paths
+
+    @property
+    def matches_dir(self) -> Path:
+        return self.data_dir / "matches"
+
+    @property
+    def log_dir(self) -> Path:
+        return self.data_dir / "log"
+
+    @property
+    def queue_path(self) -> Path:
+        return self.data_dir / "queue.sqlite"
+
+    # ------------------------------------------------------------------ secrets
+
+    def fibs_password(self) -> SecretStr:
+        """The password: FIBSBOT_PASSWORD, else ``password_file``, else the systemd credential."""
+        if self.password is not None and self.password.get_secret_value():
+            return self.password
+        candidates = []
+        if self.password_file is not None:
+            candidates.append(self.password_file)
+        credentials = os.environ.get("CREDENTIALS_DIRECTORY")
+        if credentials:
+            candidates.append(Path(credentials) / CREDENTIAL_NAME)
+        for path in candidates:
+            try:
+                text = path.read_text(encoding="utf-8")
+            except FileNotFoundError:
+                if path == self.password_file:
+                    raise ConfigError(f"password_file {path} does not exist") from None
+                continue
+            except OSError as exc:
+                raise ConfigError(f"cannot read the password file {path}: {exc.strerror}") from None
+            secret = text.rstrip("\r\n")
+            if not secret:
+                raise ConfigError(f"the password file {path} is empty")
+            return SecretStr(secret)
+        raise ConfigError(
+            f"no password: set {ENV_PREFIX}PASSWORD, password_file, or a systemd credential '{CREDENTIAL_NAME}'"
+        )
+
+    def fibs_login(self) -> tuple[str, SecretStr]:
+        """(user, password) for logging in; ConfigError says what is missing."""
+        if not self.server.user:
+            raise ConfigError(f"no FIBS user: set [server] user or {ENV_PREFIX}SERVER__USER")
+        return self.server.user, self.fibs_password()
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as stream:
+            data = tomllib.load(stream)
+    except FileNotFoundError:
+        raise ConfigError(f"config file {path} does not exist") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    if "password" in data or "password" in data.get("server", {}):
+        raise ConfigError(
+            f"{path}: the password does not belong in the config file; "
+            f"use {ENV_PREFIX}PASSWORD, password_file or a systemd credential"
+        )
+    return data
+
+
+def _describe(exc: ValidationError, origin: str) -> str:
+    reasons = "; ".join(
+        f"{'.'.join(str(part) for part in error['loc']) or 'settings'}: {error['msg']}" for error in exc.errors()
+    )
+    return f"{origin}: {reasons}"
+
+
+def load_settings(path: Path | None = None) -> Settings:
+    """Settings from the TOML file ``path`` (None: none) and the environment; ConfigError if unusable."""
+    data = _read_toml(Path(path)) if path is not None else {}
+    token = _TOML_DATA.set(data)
+    try:
+        return Settings()
+    except ValidationError as exc:
+        origin = f"{path} and the {ENV_PREFIX}* environment" if path else f"the {ENV_PREFIX}* environment"
+        raise ConfigError(_describe(exc, origin)) from None
+    finally:
+        _TOML_DATA.reset(token)
