@@ -1,0 +1,116 @@
+"""Positions to learn from, and their labels by deeper search.
+
+``selfplay_positions`` plays the agent against itself at 0-ply, with a little
+exploration (a random legal move now and then, so the positions are not only the
+ones the net already likes), and keeps every position before its roll.
+``label_positions`` evaluates positions at 1 or 2 ply; ``labels_from_queue`` turns
+the daemon's queued disagreements into positions (the side to act on roll).
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ProcessPoolExecutor
+
+import numpy as np
+from numba import njit
+
+from engine.dice import game_seed, opening_roll, roll, splitmix64
+from engine.game import initial_board
+from engine.ids import board_from_position_id
+from engine.moves import MoveBuffers, generate_moves
+from engine.search import evaluate0, evaluate1, evaluate2, rank_candidates
+
+MAX_TURNS = 500
+
+
+@njit(cache=True)
+def _selfplay(ctx, seed, first_game, n_games, explore, filters, weights, root, buf2, buf1, equities, probs,
+              plies, out):
+    boards, steps, tk, ts, st, stack = root
+    board = np.empty((2, 25), np.int8)
+    count = 0
+    limit = out.shape[0]
+    for g in range(first_game, first_game + n_games):
+        s = game_seed(seed, g)
+        start = initial_board()
+        for side in range(2):
+            for k in range(25):
+                board[side, k] = start[side, k]
+        d0, d1 = opening_roll(s)
+        for turn in range(MAX_TURNS):
+            if turn > 0:
+                d0, d1 = roll(s, turn)
+                if count < limit:
+                    out[count] = board
+                    count += 1
+            n = generate_moves(board, d0, d1, boards, steps, tk, ts, st, stack)
+            best = 0
+            if n > 1:
+                r = splitmix64(s ^ np.uint64(turn * 7919 + 17))
+                if (r >> np.uint64(11)) * (1.0 / 9007199254740992.0) < explore:
+                    best = np.int64(splitmix64(r) % np.uint64(n))
+                else:
+                    best = rank_candidates(ctx, boards, n, 0, filters, weights, buf2, buf1, equities, probs, plies)
+            after = boards[best]
+            if after[0].sum() == 0:
+                break
+            for k in range(25):
+                board[0, k] = after[1, k]
+                board[1, k] = after[0, k]
+        if count >= limit:
+            break
+    return count
+
+
+def selfplay_positions(agent, games: int, seed: int = 1, explore: float = 0.05, first_game: int = 0) -> np.ndarray:
+    """Every position before its roll (side on roll in row 0) of ``games`` games."""
+    out = np.zeros((games * 120, 2, 25), np.int8)
+    n = _selfplay(agent.ctx, np.uint64(seed), first_game, games, explore, agent.filters, np.ones(4),
+                  MoveBuffers().args(), agent._buf2.args(), agent._buf1.args(), agent._equities, agent._probs,
+                  agent._plies, out)
+    return out[:n].copy()
+
+
+@njit(cache=True)
+def _label(ctx, boards, ply, buf2, buf1, out):
+    p = np.empty(5, np.float32)
+    for i in range(boards.shape[0]):
+        if ply == 0:
+            evaluate0(ctx, boards[i], p)
+        elif ply == 1:
+            evaluate1(ctx, boards[i], buf1, p)
+        else:
+            evaluate2(ctx, boards[i], buf2, buf1, p)
+        for k in range(5):
+            out[i, k] = p[k]
+
+
+def label_positions(agent, boards: np.ndarray, ply: int) -> np.ndarray:
+    out = np.zeros((len(boards), 5), np.float32)
+    _label(agent.ctx, np.ascontiguousarray(boards, np.int8), ply, agent._buf2.args(), agent._buf1.args(), out)
+    return out
+
+
+_agents: dict = {}
+
+
+def _label_worker(spec: str, boards: np.ndarray, ply: int) -> np.ndarray:
+    from engine.agent import load_agent
+
+    agent = _agents.get(spec) or _agents.setdefault(spec, load_agent(spec, ply=0))
+    return label_positions(agent, boards, ply)
+
+
+def label_parallel(spec: str, boards: np.ndarray, ply: int, workers: int) -> np.ndarray:
+    """``label_positions`` over ``workers`` processes (same labels as one process)."""
+    if workers <= 1:
+        return _label_worker(spec, boards, ply)
+    chunks = [c for c in np.array_split(boards, workers * 4) if len(c)]
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        return np.concatenate(list(pool.map(_label_worker, [spec] * len(chunks), chunks, [ply] * len(chunks))))
+
+
+def positions_from_queue(rows) -> np.ndarray:
+    """Boards (side to act on roll) of queued rows (``position_id`` with the side not
+    on roll first, as gnubg writes it)."""
+    return np.array([board_from_position_id(row.position_id) for row in rows], dtype=np.int8).reshape(-1, 2, 25)
