@@ -138,6 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
     import fibsbot.cli_arena  # noqa: F401  registers `arena`
     import fibsbot.cli_external  # noqa: F401  registers `external`
     import fibsbot.cli_hint  # noqa: F401  registers `hint`
+    import fibsbot.cli_retrain  # noqa: F401  registers `retrain`
     import fibsbot.cli_rollout  # noqa: F401  registers `rollout`
     import fibsbot.cli_run  # noqa: F401  registers `run`
     import fibsbot.cli_server  # noqa: F401  registers `server`

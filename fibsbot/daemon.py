@@ -15,10 +15,13 @@ import structlog
 
 from engine.agent import load_agent
 from fibsbot.client_config import bot_client
+from fibsbot.clip_events import MatchResumed, MatchStart
+from fibsbot.match_types import NullObserver
 from fibsbot.config import Settings
 from fibsbot.records.events import WireLog, configure_logging
 from fibsbot.records.observer import MatchRecords
 from fibsbot.records.queue import TrainingQueue
+from nets.store import NetStore
 
 
 def prepare_logging(settings: Settings) -> Path:
@@ -29,14 +32,47 @@ def prepare_logging(settings: Settings) -> Path:
     return path
 
 
+class NetReloader(NullObserver):
+    """Swaps in a newly promoted net (``fibsbot retrain``) when a match starts, so
+    the daemon learns without a restart; a match is always played by one net."""
+
+    def __init__(self, settings: Settings, records: MatchRecords) -> None:
+        self.settings = settings
+        self.store = NetStore(settings.data_dir / "nets")
+        self.records = records
+        self.client = None
+        self.version = self.store.current_version()
+
+    def agent_spec(self) -> str:
+        current = self.store.current_path()
+        if current is not None and self.settings.play.net == "default":
+            return f"net:{current}@{self.settings.play.ply}"
+        return self.settings.play.agent_spec
+
+    def on_event(self, event, snapshot) -> None:
+        if not isinstance(event, (MatchStart, MatchResumed)) or self.client is None:
+            return
+        version = self.store.current_version()
+        if version is None or version == self.version:
+            return
+        agent = load_agent(self.agent_spec())
+        self.client.agent = agent
+        self.records.net_version = f"{agent.evaluator.name}:{version}"
+        self.version = version
+        structlog.get_logger("fibsbot.daemon").info("net_reloaded", version=version, agent=agent.name)
+
+
 async def run_daemon(settings: Settings, stop: asyncio.Event | None = None) -> None:
     log = structlog.get_logger("fibsbot.daemon")
     user, _ = settings.fibs_login()
-    agent = load_agent(settings.play.agent_spec)
     queue = TrainingQueue(settings.queue_path)
-    records = MatchRecords(settings.matches_dir, queue, user=user, net_version=agent.evaluator.name,
+    records = MatchRecords(settings.matches_dir, queue, user=user, net_version="",
                            wire_log=WireLog(log), site=f"{settings.server.host}:{settings.server.port}")
-    client = bot_client(settings, agent, [records])
+    reloader = NetReloader(settings, records)
+    agent = load_agent(reloader.agent_spec())
+    records.net_version = f"{agent.evaluator.name}:{reloader.version or 'shipped'}"
+    client = bot_client(settings, agent, [reloader, records])
+    reloader.client = client
     stop = stop or asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

@@ -16,6 +16,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import structlog
 
 from engine.ids import match_id, position_id
@@ -172,7 +173,9 @@ class MatchRecords:
             self.events.warning("record_skipped", decision=request.kind, error=repr(exc))
 
     def _decision(self, request: DecisionRequest, answer: Any, commands: list[Send]) -> None:
-        pid = position_id(request.board[::-1].copy())  # gnubg writes the side not on roll first
+        # the Position ID of the side on roll: us, except when we answer a double
+        on_roll = request.board[::-1] if isinstance(request, TakeRequest) else request.board
+        pid = position_id(np.ascontiguousarray(on_roll))
         mid = match_id(request.state)
         fields = {"kind": request.kind, "position_id": pid, "match_id": mid,
                   "sent": [c.text for c in commands]}

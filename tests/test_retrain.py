@@ -1,0 +1,96 @@
+"""The learning loop: net store, queue positions, a retrain run, the daemon's reload."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.agent import load_agent
+from engine.evaluator import Evaluator
+from engine.ids import MatchState, match_id, position_id
+from engine.net import Net
+from engine.position import Position
+from fibsbot.arena import run_arena
+from fibsbot.records.queue import Disagreement, TrainingQueue
+from nets.retrain import RetrainConfig, TrainingSet, queue_positions, retrain
+from nets.store import NetStore
+
+
+def tiny_pair(tmp_path) -> str:
+    contact = Net.create("gnubg5", "contact", 10, seed=3, scale=0.3)
+    race = Net.create("gnubg5", "race", 6, seed=4, scale=0.3)
+    contact.save(tmp_path / "tiny.npz")
+    race.save(tmp_path / "tiny.race.npz")
+    return str(tmp_path / "tiny.npz")
+
+
+def test_store_promotes_atomically_and_keeps_old_versions(tmp_path):
+    store = NetStore(tmp_path / "nets")
+    assert store.current_path() is None
+    pair = Evaluator(Net.create("gnubg5", "contact", 4), Net.create("gnubg5", "race", 4))
+    first = store.promote(pair, note="first")
+    second = store.promote(pair, note="second")
+    assert store.versions() == sorted([first.name, second.name])
+    assert store.current_version() == second.name
+    loaded = Evaluator.load(store.current_path())
+    assert loaded.race is not None and loaded.contact.card["note"] == "second"
+
+
+def test_queue_rows_give_the_position_and_both_results(tmp_path):
+    board = Position.initial().board
+    row = Disagreement(position_id=position_id(board), match_id=match_id(MatchState()),
+                       dice=(3, 1), kind="move", choice_ply0="24/21 6/5", choice_search="8/5 6/5",
+                       equity_ply0=0.1, equity_search=0.2, ply=2, net_version="x")
+    boards = queue_positions([row])
+    assert len(boards) == 3 and np.array_equal(boards[0], board)
+    after = boards[2][::-1]  # back to the mover's view
+    assert after[0, 4] == 2 and after[0, 7] == 2 and after[0, 5] == 4  # 5 point made
+
+
+def test_training_set_deduplicates_and_survives_reloading(tmp_path):
+    path = tmp_path / "set.npz"
+    ts = TrainingSet(path)
+    board = Position.initial().board
+    fresh = ts.unseen([board, board.copy()])
+    assert len(fresh) == 1
+    ts.add(fresh, np.full((1, 5), 0.5))
+    assert len(TrainingSet(path).unseen([board])) == 0
+
+
+async def test_retrain_on_arena_play_measures_and_gates(tmp_path):
+    net = tiny_pair(tmp_path)
+    data = tmp_path / "data"
+    result = await run_arena(length=1, matches=2, ply=1, net=net, data_dir=data, seed=3)
+    assert result.queued > 0
+    config = RetrainConfig(data, net=net, label_ply=1, selfplay_games=4, epochs=2, gate_games=100, seed=2)
+    report = retrain(config, progress=lambda text: None)
+    assert report.queue_rows == result.queued and report.new_positions > report.queue_rows
+    assert "contact" in report.fit and {"ppg", "stderr"} <= set(report.candidate)
+    store = NetStore(data / "nets")
+    assert report.promoted == (store.current_version() is not None)
+    with TrainingQueue(data / "queue.sqlite") as queue:
+        assert queue.count(labelled=True) == (report.queue_rows if report.promoted else 0)
+    assert (data / "training" / "set.npz").exists() and (data / "training" / "last_report.json").exists()
+
+
+def test_daemon_swaps_in_a_promoted_net_at_the_next_match(tmp_path, monkeypatch):
+    from fibsbot.clip_events import MatchStart
+    from fibsbot.config import load_settings
+    from fibsbot.daemon import NetReloader
+
+    monkeypatch.setenv("FIBSBOT_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("FIBSBOT_PLAY__PLY", "0")
+    settings = load_settings(None)
+    reloader = NetReloader(settings, records=type("R", (), {"net_version": ""})())
+
+    class Client:
+        agent = None
+
+    reloader.client = Client()
+    event = MatchStart(opponent="x", length=3, we_joined=True)
+    reloader.on_event(event, None)
+    assert Client.agent is None  # nothing promoted yet
+    NetStore(tmp_path / "nets").promote(Evaluator(Net.create("gnubg5", "contact", 4), Net.create("gnubg5", "race", 4)))
+    reloader.on_event(event, None)
+    assert reloader.client.agent is not None and reloader.client.agent.ply == 0
+    assert str(NetStore(tmp_path / "nets").current_path()) in reloader.agent_spec()
+    assert load_agent(reloader.agent_spec()).evaluator.race is not None
