@@ -2,14 +2,14 @@
 
 ``selfplay_positions`` plays the agent against itself at 0-ply, with a little
 exploration (a random legal move now and then, so the positions are not only the
-ones the net already likes), and keeps every position before its roll.
+ones the net already likes), and keeps every position before its roll;
+``selfplay_parallel`` spreads the games over processes or a Ray cluster (each game
+depends only on its index, so the positions are the same however they are split).
 ``label_positions`` evaluates positions at 1 or 2 ply; ``labels_from_queue`` turns
 the daemon's queued disagreements into positions (the side to act on roll).
 """
 
 from __future__ import annotations
-
-from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 from numba import njit
@@ -18,6 +18,7 @@ from engine.dice import game_seed, opening_roll, roll, splitmix64
 from engine.game import initial_board
 from engine.ids import board_from_position_id
 from engine.moves import MoveBuffers, generate_moves
+from engine.parallel import map_chunks, parallelism, split_range
 from engine.search import evaluate0, evaluate1, evaluate2, rank_candidates
 
 MAX_TURNS = 500
@@ -94,20 +95,57 @@ def label_positions(agent, boards: np.ndarray, ply: int) -> np.ndarray:
 _agents: dict = {}
 
 
-def _label_worker(spec: str, boards: np.ndarray, ply: int) -> np.ndarray:
+def _agent(spec: str):
     from engine.agent import load_agent
 
-    agent = _agents.get(spec) or _agents.setdefault(spec, load_agent(spec, ply=0))
-    return label_positions(agent, boards, ply)
+    return _agents.get(spec) or _agents.setdefault(spec, load_agent(spec, ply=0))
 
 
-def label_parallel(spec: str, boards: np.ndarray, ply: int, workers: int) -> np.ndarray:
-    """``label_positions`` over ``workers`` processes (same labels as one process)."""
-    if workers <= 1:
+def _label_worker(spec: str, boards: np.ndarray, ply: int) -> np.ndarray:
+    return label_positions(_agent(spec), boards, ply)
+
+
+def label_parallel(spec: str, boards: np.ndarray, ply: int, workers: int,
+                   ray_address: str | None = None) -> np.ndarray:
+    """``label_positions`` over ``workers`` processes or a Ray cluster (same labels as one process)."""
+    if workers <= 1 and ray_address is None:
         return _label_worker(spec, boards, ply)
-    chunks = [c for c in np.array_split(boards, workers * 4) if len(c)]
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        return np.concatenate(list(pool.map(_label_worker, [spec] * len(chunks), chunks, [ply] * len(chunks))))
+    chunks = [c for c in np.array_split(boards, parallelism(workers, ray_address) * 4) if len(c)]
+    if not chunks:
+        return np.zeros((0, 5), np.float32)
+    return np.concatenate(map_chunks(_label_worker, [(spec, c, ply) for c in chunks], workers=workers,
+                                     ray_address=ray_address))
+
+
+def selfplay_games(agent, games: int, seed: int = 1, explore: float = 0.05, first_game: int = 0) -> np.ndarray:
+    """Like ``selfplay_positions`` but never cut short: the buffer grows until every
+    position of the games fits, so a split of the games cannot change the result."""
+    capacity = max(games, 1) * 120
+    while True:
+        out = np.zeros((capacity, 2, 25), np.int8)
+        n = _selfplay(agent.ctx, np.uint64(seed), first_game, games, explore, agent.filters, np.ones(4),
+                      MoveBuffers().args(), agent._buf2.args(), agent._buf1.args(), agent._equities,
+                      agent._probs, agent._plies, out)
+        if n < capacity:  # a full buffer may have dropped positions: play again with room
+            return out[:n].copy()
+        capacity *= 2
+
+
+def _selfplay_worker(spec: str, seed: int, explore: float, first_game: int, games: int) -> np.ndarray:
+    return selfplay_games(_agent(spec), games, seed, explore, first_game)
+
+
+def selfplay_parallel(spec: str, games: int, seed: int = 1, explore: float = 0.05, workers: int = 1,
+                      ray_address: str | None = None) -> np.ndarray:
+    """Every position before its roll of self-play games ``0 .. games - 1``, the games
+    split over ``workers`` processes or a Ray cluster (same positions, same order, as
+    one process)."""
+    if games < 1:
+        raise ValueError("self-play needs at least one game")
+    ranges = split_range(games, parallelism(workers, ray_address))
+    parts = map_chunks(_selfplay_worker, [(spec, seed, explore, first, count) for first, count in ranges],
+                       workers=workers, ray_address=ray_address)
+    return np.concatenate(parts)
 
 
 def positions_from_queue(rows) -> np.ndarray:
