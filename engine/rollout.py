@@ -9,13 +9,12 @@ sides are inside the one-sided bearoff database, whose probabilities then stand 
 the rest of the game; play is the agent's 0-ply choice.
 
 Each game depends only on its index, so splitting the games over processes gives
-exactly the results of one process.
+exactly the results of one process, and so does a Ray cluster (``ray_address``).
 """
 
 from __future__ import annotations
 
 import math
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,6 +23,7 @@ from numba import njit
 from engine.dice import game_seed, roll
 from engine.game import mover_win_points
 from engine.moves import MoveBuffers, generate_moves
+from engine.parallel import map_chunks, parallelism, split_range
 from engine.search import _in_home, evaluate0, rank_candidates
 
 MAX_TURNS = 2000
@@ -130,37 +130,51 @@ def _worker(spec: str, board: np.ndarray, seed: int, first: int, count: int, tru
     return _play(agent, board, seed, first, count, truncate)
 
 
-def rollout_position(board: np.ndarray, games: int, *, spec: str = "net:default", agent=None, seed: int = 1,
-                     truncate: bool = True, workers: int = 1) -> RolloutResult:
-    """Roll out a position (side on roll in row 0, before its roll)."""
-    if games < 1:
-        raise ValueError("a rollout needs at least one game")
-    if workers <= 1:
+def _outcomes(boards: list[np.ndarray], games: int, spec: str, agent, seed: int, truncate: bool, workers: int,
+              ray_address: str | None) -> list[np.ndarray]:
+    """Per-game outcomes of ``games`` games from each board; every board's chunks go out
+    in one batch so the processes or the cluster stay busy across boards."""
+    if workers <= 1 and ray_address is None:
         if agent is None:
             from engine.agent import load_agent
             agent = load_agent(spec, ply=0)
-        return _summarise(_play(agent, board, seed, 0, games, truncate))
-    chunks = [c for c in np.array_split(np.arange(games), workers) if len(c)]
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        parts = list(pool.map(_worker, [spec] * len(chunks), [board] * len(chunks), [seed] * len(chunks),
-                              [int(c[0]) for c in chunks], [len(c) for c in chunks], [truncate] * len(chunks)))
-    return _summarise(np.concatenate(parts))
+        return [_play(agent, board, seed, 0, games, truncate) for board in boards]
+    ranges = split_range(games, parallelism(workers, ray_address))
+    tasks = [(spec, board, seed, first, count, truncate) for board in boards for first, count in ranges]
+    parts = map_chunks(_worker, tasks, workers=workers, ray_address=ray_address)
+    k = len(ranges)
+    return [np.concatenate(parts[i * k:(i + 1) * k]) for i in range(len(boards))]
+
+
+def rollout_position(board: np.ndarray, games: int, *, spec: str = "net:default", agent=None, seed: int = 1,
+                     truncate: bool = True, workers: int = 1, ray_address: str | None = None) -> RolloutResult:
+    """Roll out a position (side on roll in row 0, before its roll).
+
+    With ``workers > 1`` or a ``ray_address`` the games run in processes or Ray tasks
+    that load ``spec`` themselves (``agent`` is then not used)."""
+    if games < 1:
+        raise ValueError("a rollout needs at least one game")
+    return _summarise(_outcomes([board], games, spec, agent, seed, truncate, workers, ray_address)[0])
 
 
 def rollout_moves(board: np.ndarray, d1: int, d2: int, games: int, *, spec: str = "net:default", agent=None,
-                  seed: int = 1, truncate: bool = True, workers: int = 1, candidates: int = 5) -> list[dict]:
+                  seed: int = 1, truncate: bool = True, workers: int = 1, candidates: int = 5,
+                  ray_address: str | None = None) -> list[dict]:
     """Roll out the ``candidates`` best moves (by the agent's 0-ply) with common dice.
 
     Each entry has the mover's equity, its standard error, and the difference to the
     first move with the standard error of that paired difference."""
     from engine.agent import load_agent
 
+    if games < 1:
+        raise ValueError("a rollout needs at least one game")
     agent = agent or load_agent(spec, ply=0)
     ranked = agent.rank_moves(board, d1, d2, ply=0)[:candidates]
+    afters = [np.ascontiguousarray(move.board[::-1]) for move in ranked]  # opponent on roll
+    outcomes = _outcomes(afters, games, spec, agent, seed, truncate, workers, ray_address)
     rows = []
-    for move in ranked:
-        after = np.ascontiguousarray(move.board[::-1])  # opponent on roll
-        res = rollout_position(after, games, spec=spec, agent=agent, seed=seed, truncate=truncate, workers=workers)
+    for move, per_game in zip(ranked, outcomes):
+        res = _summarise(per_game)
         rows.append((move, -res.equities, res))
     base = rows[0][1]
     out = []
