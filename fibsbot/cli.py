@@ -136,6 +136,7 @@ def _bench(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     import fibsbot.cli_arena  # noqa: F401  registers `arena`
+    import fibsbot.cli_benchmark  # noqa: F401  registers `benchmark`, `benchmark-build`
     import fibsbot.cli_external  # noqa: F401  registers `external`
     import fibsbot.cli_hint  # noqa: F401  registers `hint`
     import fibsbot.cli_retrain  # noqa: F401  registers `retrain`

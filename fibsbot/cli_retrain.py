@@ -35,9 +35,9 @@ def _retrain(args: argparse.Namespace) -> int:
 
     benchmark = args.benchmark
     if benchmark is None:
-        from nets.benchmark import DEFAULT_SET
+        from nets.benchmark import SHIPPED_SET
 
-        benchmark = str(DEFAULT_SET) if Path(DEFAULT_SET).exists() else None
+        benchmark = str(SHIPPED_SET) if SHIPPED_SET.exists() else None
     config = RetrainConfig(Path(args.data_dir) if args.data_dir else default_data_dir(), args.net, args.label_ply,
                            args.selfplay_games, args.epochs, args.lr, args.gate_games, args.seed, args.workers,
                            benchmark, not args.no_promote)

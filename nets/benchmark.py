@@ -83,10 +83,10 @@ class MoveRecord(_Record):
     def best_equity(self) -> float:
         return self.moves[0].equity
 
-    def equity_of(self, result_id: str) -> float:
+    def option_of(self, result_id: str) -> MoveOption:
         for option in self.moves:
             if option.position_id == result_id:
-                return option.equity
+                return option
         raise BenchmarkError(f"{self.position_id} dice {self.dice}: result {result_id} is not among the "
                              f"{len(self.moves)} listed moves")
 
@@ -174,6 +174,10 @@ def read_benchmark(path: str | Path) -> Benchmark:
                 except (ValueError, ValidationError) as exc:
                     raise BenchmarkError(f"{path} line {lineno}: {_short(exc)}") from exc
                 if isinstance(record, dict):
+                    version = record.get("format", FORMAT_VERSION)
+                    if not isinstance(version, int) or version > FORMAT_VERSION:
+                        raise BenchmarkError(f"{path} line {lineno}: format {version!r} is newer than this "
+                                             f"reader's ({FORMAT_VERSION})")
                     meta = record
                 else:
                     (moves if isinstance(record, MoveRecord) else cubes).append(record)
@@ -205,11 +209,16 @@ class BenchmarkPlayer(Protocol):
         """Its five probabilities for the side on roll before the roll (None: no cube play)."""
 
 
+def move_outcome(record: MoveRecord, result: np.ndarray) -> tuple[float, bool]:
+    """(equity given up by playing to ``result``, mover in row 0; whether that move's
+    figure comes from a lower ply than the best's).  The loss is never below 0: a move
+    the filters left at a lower ply can show a figure above the best's deeper one."""
+    option = record.option_of(position_id(np.ascontiguousarray(result[::-1])))
+    return max(0.0, record.best_equity - option.equity), option.ply < record.moves[0].ply
+
+
 def move_loss(record: MoveRecord, result: np.ndarray) -> float:
-    """Equity given up by playing to ``result`` (mover in row 0); never below 0,
-    since a move judged only at a lower ply can show a figure above the best one."""
-    chosen = record.equity_of(position_id(np.ascontiguousarray(result[::-1])))
-    return max(0.0, record.best_equity - chosen)
+    return move_outcome(record, result)[0]
 
 
 def cube_losses(record: CubeRecord, player_probs) -> tuple[float, float]:
@@ -229,20 +238,23 @@ def cube_losses(record: CubeRecord, player_probs) -> tuple[float, float]:
     return double_loss, take_loss
 
 
-def _summary(losses: list[float]) -> dict:
+def _summary(losses: list[float], shallow: list[bool] | None = None) -> dict:
     n = len(losses)
     if n == 0:
-        return {"n": 0, "error": None, "stderr": None, "wrong": None}
+        return {"n": 0, "error": None, "stderr": None, "wrong": None} | ({"shallow": None} if shallow is not None else {})
     values = np.asarray(losses) * 1000.0
     stderr = float(values.std(ddof=1) / math.sqrt(n)) if n > 1 else 0.0
-    return {"n": n, "error": float(values.mean()), "stderr": stderr, "wrong": float(np.mean(values > 0))}
+    out = {"n": n, "error": float(values.mean()), "stderr": stderr, "wrong": float(np.mean(values > 0))}
+    if shallow is not None:  # share of choices judged at a lower ply than the best (filter effect)
+        out["shallow"] = float(np.mean(shallow))
+    return out
 
 
-def move_losses(player: BenchmarkPlayer, records: Iterable[MoveRecord]) -> list[float]:
+def move_outcomes(player: BenchmarkPlayer, records: Iterable[MoveRecord]) -> list[tuple[float, bool]]:
     out = []
     for record in records:
         board = board_from_position_id(record.position_id)
-        out.append(move_loss(record, player.result(board, *record.dice)))
+        out.append(move_outcome(record, player.result(board, *record.dice)))
     return out
 
 
@@ -260,12 +272,13 @@ def cube_loss_pairs(player: BenchmarkPlayer, records: Iterable[CubeRecord]) -> l
     return out
 
 
-def summarise(name: str, benchmark: Benchmark, losses: list[float],
+def summarise(name: str, benchmark: Benchmark, outcomes: list[tuple[float, bool]],
               pairs: list[tuple[float, float]] | None) -> dict:
     """Per-class and overall move errors (x1000) and the cube error of one player."""
-    per_class = {c: [loss for r, loss in zip(benchmark.moves, losses) if r.cls == c] for c in CLASSES}
+    groups = {c: [o for r, o in zip(benchmark.moves, outcomes) if r.cls == c] for c in CLASSES}
+    groups["overall"] = outcomes
     result = {"player": name, "labels": benchmark.meta.get("labeller", "unknown"),
-              "moves": {**{c: _summary(v) for c, v in per_class.items()}, "overall": _summary(losses)}}
+              "moves": {c: _summary([loss for loss, _ in v], [s for _, s in v]) for c, v in groups.items()}}
     if pairs is None or not benchmark.cubes:
         result["cube"] = None
         return result
@@ -285,9 +298,10 @@ def summarise(name: str, benchmark: Benchmark, losses: list[float],
 
 def score(player: BenchmarkPlayer, benchmark: Benchmark) -> dict:
     """Move error rates (mean equity loss per decision x 1000) per class and overall,
-    with standard errors, counts and the share of decisions with any loss ("wrong");
+    with standard errors, counts, the share of decisions with any loss ("wrong") and
+    of choices whose figure comes from a lower ply than the best's ("shallow");
     and the cube error (x1000 per cube record, double and take answers summed)."""
-    return summarise(player.name, benchmark, move_losses(player, benchmark.moves),
+    return summarise(player.name, benchmark, move_outcomes(player, benchmark.moves),
                      cube_loss_pairs(player, benchmark.cubes))
 
 
@@ -307,9 +321,9 @@ def score_spec(spec: str, benchmark: Benchmark, workers: int = 1) -> dict:
     with ProcessPoolExecutor(max_workers=workers) as pool:
         move_parts = list(pool.map(_move_worker, [spec] * len(move_chunks), move_chunks))
         cube_parts = list(pool.map(_cube_worker, [spec] * len(cube_chunks), cube_chunks))
-    losses = [x for part in move_parts for x in part]  # in record order: classes are matched by position
+    outcomes = [x for part in move_parts for x in part]  # in record order: classes are matched by position
     pairs = None if any(p is None for p in cube_parts) else [x for part in cube_parts for x in part]
-    return summarise(player.name, benchmark, losses, pairs)
+    return summarise(player.name, benchmark, outcomes, pairs)
 
 
 def _chunks(items, count: int) -> list[list]:
@@ -327,97 +341,16 @@ def _worker_player(spec: str) -> BenchmarkPlayer:
     return _worker_players[spec]
 
 
-def _move_worker(spec: str, records: list[MoveRecord]) -> list[float]:
-    return move_losses(_worker_player(spec), records)
+def _move_worker(spec: str, records: list[MoveRecord]) -> list[tuple[float, bool]]:
+    return move_outcomes(_worker_player(spec), records)
 
 
 def _cube_worker(spec: str, records: list[CubeRecord]):
     return cube_loss_pairs(_worker_player(spec), records)
 
 
-# ---------------------------------------------------------------- players
-
-
-class NetBenchmarkPlayer:
-    """Our net searched to its ply: the move it plays, and its probabilities at that ply."""
-
-    def __init__(self, spec: str) -> None:
-        from engine.agent import load_agent
-        from engine.players import PlayerSpecError
-
-        try:
-            self.agent = load_agent(spec)
-        except (PlayerSpecError, ValueError) as exc:
-            raise BenchmarkError(f"{spec}: {exc}") from exc
-        self.name = self.agent.name
-
-    def result(self, board, d1, d2):
-        return self.agent.rank_moves(board, d1, d2)[0].board
-
-    def cube_probs(self, board):
-        return self.agent.probabilities(board)
-
-
-class PubevalBenchmarkPlayer:
-    """Tesauro's pubeval: checker play only."""
-
-    name = "pubeval"
-
-    def __init__(self) -> None:
-        from engine.moves import MoveBuffers
-        from engine.players import PubevalPlayer
-
-        self.player = PubevalPlayer()
-        self.buffers = MoveBuffers()
-
-    def result(self, board, d1, d2):
-        from engine.moves import generate_moves
-
-        n = generate_moves(np.ascontiguousarray(board, np.int8), d1, d2, *self.buffers.args())
-        return self.buffers.boards[self.player.choose(board, d1, d2, self.buffers.boards[:n])].copy()
-
-    def cube_probs(self, board):
-        return None
-
-
-class GnubgBenchmarkPlayer:
-    """GNU Backgammon's 0-ply (its nets, in-process through ``gnubg_nn``): the move of
-    its ``best_move`` and its ``probabilities(board, 0)``; gnubg_nn boards have the
-    player on roll in row 1 (see ``engine.gnubg_oracle``)."""
-
-    name = "gnubg0"
-
-    def __init__(self) -> None:
-        try:
-            import gnubg_nn
-        except ImportError as exc:
-            raise BenchmarkError("gnubg0 needs the gnubg-nn package (pip install gnubg-nn), "
-                                 f"which is not installed: {exc}") from exc
-        from engine.moves import MoveBuffers
-
-        self.gnubg = gnubg_nn
-        self.buffers = MoveBuffers()
-
-    def result(self, board, d1, d2):
-        from engine.moves import generate_moves
-
-        n = generate_moves(np.ascontiguousarray(board, np.int8), d1, d2, *self.buffers.args())
-        _steps, key = self.gnubg.best_move(board[::-1].tolist(), d1, d2, b=1)
-        for i in range(n):  # gnubg's key of a result: our board with the mover in row 0
-            if self.gnubg.key_of_board(self.buffers.boards[i].tolist()) == key:
-                return self.buffers.boards[i].copy()
-        raise BenchmarkError(f"{position_id(board)} dice {d1}{d2}: gnubg's move is not among our legal results")
-
-    def cube_probs(self, board):
-        return np.asarray(self.gnubg.probabilities(board[::-1].tolist(), 0), dtype=np.float64)
-
-
 def make_player(spec: str) -> BenchmarkPlayer:
-    """``net:NAME[@PLY]``, ``pubeval`` or ``gnubg0``."""
-    if spec.startswith("net:"):
-        return NetBenchmarkPlayer(spec)
-    if spec == "pubeval":
-        return PubevalBenchmarkPlayer()
-    if spec in ("gnubg0", "gnubg"):
-        return GnubgBenchmarkPlayer()
-    raise BenchmarkError(f"unknown player {spec!r}: use net:NAME[@PLY], pubeval or gnubg0")
+    """``net:NAME[@PLY]``, ``pubeval`` or ``gnubg0`` (see ``nets.benchmark_players``)."""
+    from nets.benchmark_players import make_player as make
+
+    return make(spec)

@@ -41,7 +41,7 @@ from engine.ids import CENTRED, MatchState, board_from_position_id, match_id, ma
 from engine.moves import MoveBuffers, generate_moves
 from engine.notation import parse_gnubg
 from engine.position import Phase, classify
-from nets.benchmark import Benchmark, BenchmarkError, CubeRecord, MoveOption, MoveRecord
+from nets.benchmark import FORMAT_VERSION, Benchmark, BenchmarkError, CubeRecord, MoveOption, MoveRecord
 
 log = structlog.get_logger(__name__)
 
@@ -347,11 +347,14 @@ def build_benchmark(agent_spec: str = DEFAULT_LABELLER, n_moves: int = 6000, n_c
     # a pool about 12 times the need, so the rarest class (crashed, ~8% of positions) fills its share
     games = max(20, math.ceil(12 * max(n_selfplay, n_cube) / _POSITIONS_PER_GAME))
     boards = selfplay_pool(agent_spec, games, seed) if "selfplay" in sources else np.zeros((0, 2, 25), np.int8)
-    move_pools.update(selfplay_move_candidates(boards, rng))
+    taken = {c.key for c in move_pools["arena"]}  # a decision met in both sources counts once
+    move_pools.update({k: [c for c in pool if c.key not in taken]
+                       for k, pool in selfplay_move_candidates(boards, rng).items()})
     quotas = {"arena": n_arena, **_split(n_selfplay, CLASS_SHARES)}
 
-    cube_pools = {"arena": _unique(arena_doubles, rng),
-                  "selfplay": [Candidate(boards[i], "selfplay") for i in rng.permutation(len(boards))]}
+    cube_pools = {"arena": _unique(arena_doubles, rng)}
+    taken = {c.key for c in cube_pools["arena"]}
+    cube_pools["selfplay"] = [c for c in _unique([Candidate(b, "selfplay") for b in boards], rng) if c.key not in taken]
     n_cube_arena = min(len(cube_pools["arena"]), round(n_cube * ARENA_CUBE_SHARE)) if "arena" in sources else 0
     cube_quotas = {"arena": n_cube_arena, "selfplay": n_cube - n_cube_arena if "selfplay" in sources else 0}
 
@@ -370,7 +373,7 @@ def _meta(spec, seed, sources, games, moves, cubes, dropped, low) -> dict:
     from engine.agent import DEFAULT_FILTERS
 
     return {
-        "format": 1, "labeller": spec, "net": _net_card(spec), "filters": list(DEFAULT_FILTERS),
+        "format": FORMAT_VERSION, "labeller": spec, "net": _net_card(spec), "filters": list(DEFAULT_FILTERS),
         "equity": "cubeless money equity of the mover", "seed": seed, "sources": list(sources),
         "selfplay_games": games, "explore": EXPLORE, "created": date.today().isoformat(),
         "moves": dict(Counter(f"{r.source}/{r.cls}" for r in moves)),
