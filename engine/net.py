@@ -37,11 +37,26 @@ class NetError(ValueError):
     """A net file that cannot be used: missing, corrupt, or not what its card says."""
 
 
+# The logistic function tabulated every 1/128 on [-16, 16] and interpolated linearly:
+# about a fifth of the cost of exp() (which numba cannot vectorise here), with an
+# error below 2e-6; outside the table the function is within 1.2e-7 of 0 or 1.
+_SIG_STEPS = 128
+_SIG_RANGE = 16.0
+_SIG_TABLE = (1.0 / (1.0 + np.exp(-np.arange(-_SIG_RANGE, _SIG_RANGE + 2.0 / _SIG_STEPS, 1.0 / _SIG_STEPS)))
+              ).astype(np.float32)
+_SIG_LAST = 2 * int(_SIG_RANGE) * _SIG_STEPS
+
+
 @njit(cache=True, inline="always", fastmath=True)
 def sigmoid(x):
-    if x < -40.0:
-        return 0.0
-    return 1.0 / (1.0 + np.exp(-x))
+    t = (x + _SIG_RANGE) * _SIG_STEPS
+    if t <= 0.0:
+        return np.float32(0.0)
+    if t >= _SIG_LAST:
+        return np.float32(1.0)
+    i = int(t)
+    lo = _SIG_TABLE[i]
+    return lo + (t - i) * (_SIG_TABLE[i + 1] - lo)
 
 
 @njit(cache=True, fastmath=True)

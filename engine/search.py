@@ -103,6 +103,15 @@ def _bearoff_probs(ctx, board, probs):
 
 
 @njit(cache=True)
+def evaluate_static(ctx, board, probs):
+    """Static probabilities of ``board`` for its side on roll, without the cache."""
+    if _in_home(board[0]) and _in_home(board[1]):
+        _bearoff_probs(ctx, board, probs)
+    else:
+        evaluate_pair(ctx[0], board, ctx[7], ctx[8], ctx[9], probs)
+
+
+@njit(cache=True)
 def evaluate0(ctx, board, probs):
     """Static probabilities of ``board`` for its side on roll, through the cache."""
     keys, values = ctx[5], ctx[6]
@@ -113,10 +122,7 @@ def evaluate0(ctx, board, probs):
         for j in range(5):
             probs[j] = values[slot, j]
         return
-    if _in_home(board[0]) and _in_home(board[1]):
-        _bearoff_probs(ctx, board, probs)
-    else:
-        evaluate_pair(ctx[0], board, ctx[7], ctx[8], ctx[9], probs)
+    evaluate_static(ctx, board, probs)
     keys[slot, 0] = lo
     keys[slot, 1] = marked
     for j in range(5):
@@ -155,15 +161,26 @@ def _flip(src, dst):
 
 
 @njit(cache=True)
-def value0(ctx, cand, flipped, out):
-    """0-ply probabilities, for the mover, of a post-move board (mover in row 0)."""
+def value0(ctx, cand, flipped, out, cached=True):
+    """0-ply probabilities, for the mover, of a post-move board (mover in row 0).
+
+    The root of a decision skips the cache (``cached=False``): its candidates are
+    seen once, while positions inside a lookahead recur across rolls and candidates."""
     if cand[0].sum() == 0:
         _won(cand, out)
         return
-    opp = np.empty(5, np.float32)
     _flip(cand, flipped)
-    evaluate0(ctx, flipped, opp)
-    _to_mover(opp, out)
+    if cached:
+        evaluate0(ctx, flipped, out)
+    else:
+        evaluate_static(ctx, flipped, out)
+    # the opponent's figures, turned to the mover's, in place
+    win, wg, wbg, lg, lbg = out[0], out[1], out[2], out[3], out[4]
+    out[0] = 1.0 - win
+    out[1] = lg
+    out[2] = lbg
+    out[3] = wg
+    out[4] = wbg
 
 
 @njit(cache=True)
@@ -274,7 +291,7 @@ def rank_candidates(ctx, candidates, n, ply, filters, weights, buf2, buf1, equit
     p = np.empty(5, np.float32)
     flipped = np.empty((2, 25), np.int8)
     for i in range(n):
-        value0(ctx, candidates[i], flipped, p)
+        value0(ctx, candidates[i], flipped, p, False)
         for j in range(5):
             probs[i, j] = p[j]
         equities[i] = weighted_equity(p, weights)
