@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engine.position import Position, PositionError
+from engine.position import BAR, Position, PositionError
 
 # gnubg bounds the distinct results of one roll by 3,060; keep headroom.
 MAX_RESULTS = 4096
@@ -221,6 +221,21 @@ Move = tuple[tuple[int, int], ...]
 
 def steps_to_move(steps: np.ndarray) -> Move:
     return tuple((int(a), int(b)) for a, b in steps if a >= 0)
+
+
+def apply_steps(board: np.ndarray, steps) -> np.ndarray:
+    """The board after playing ``steps`` (mover in row 0, its numbering; 25 bar, 0 off),
+    a hit sending the opponent's blot to its bar.  No legality check: use it on
+    moves that came from ``legal_moves`` or were checked against them."""
+    out = np.array(board, dtype=np.int8, copy=True)
+    for src, dst in steps:
+        out[0, src - 1] -= 1
+        if dst > 0:
+            out[0, dst - 1] += 1
+            if out[1, 24 - dst] == 1:  # our point dst is their point 25 - dst
+                out[1, 24 - dst] = 0
+                out[1, BAR] += 1
+    return out
 
 
 def legal_moves(position: Position, d1: int, d2: int) -> list[tuple[Move, Position]]:

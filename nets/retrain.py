@@ -25,6 +25,7 @@ import numpy as np
 from engine.agent import Agent, load_agent
 from engine.evaluator import Evaluator
 from engine.ids import board_from_position_id, position_key
+from engine.moves import apply_steps
 from engine.notation import parse_gnubg
 from nets.labels import label_parallel, selfplay_positions
 from nets.store import NetStore
@@ -60,18 +61,6 @@ class RetrainReport:
     seconds: float = 0.0
 
 
-def _apply(board: np.ndarray, steps) -> np.ndarray:
-    out = board.copy()
-    for src, dst in steps:
-        out[0, src - 1] -= 1
-        if dst > 0:
-            out[0, dst - 1] += 1
-            if out[1, 24 - dst] == 1:
-                out[1, 24 - dst] = 0
-                out[1, 24] += 1
-    return out
-
-
 def queue_positions(rows) -> list[np.ndarray]:
     """The decision position of each row and, for moves, both results (opponent to roll)."""
     boards = []
@@ -82,7 +71,7 @@ def queue_positions(rows) -> list[np.ndarray]:
             continue
         for text in (row.choice_ply0, row.choice_search):
             if text and text != "(none)":
-                after = _apply(board, parse_gnubg(text, board, tuple(row.dice)))
+                after = apply_steps(board, parse_gnubg(text, board, tuple(row.dice)))
                 if after[0].sum() > 0:
                     boards.append(np.ascontiguousarray(after[::-1]))
     return boards

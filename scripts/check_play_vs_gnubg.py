@@ -25,23 +25,11 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.agent import load_agent  # noqa: E402
-from engine.moves import MoveBuffers, generate_moves  # noqa: E402
+from engine.moves import MoveBuffers, apply_steps, generate_moves  # noqa: E402
 from engine.notation import parse_gnubg  # noqa: E402
 from engine.position import Position, classify  # noqa: E402
 from engine.selfplay_sample import sample_positions  # noqa: E402
 from fibsbot.bench_search import GNUBG, _board_line, _connect, _free_port  # noqa: E402
-
-
-def apply_steps(board: np.ndarray, steps) -> np.ndarray:
-    out = board.copy()
-    for src, dst in steps:
-        out[0, src - 1] -= 1
-        if dst > 0:
-            out[0, dst - 1] += 1
-            if out[1, 24 - dst] == 1:  # our point dst is their point 25 - dst
-                out[1, 24 - dst] = 0
-                out[1, 24] += 1
-    return out
 
 
 def positions(count: int, seed: int) -> list[tuple[np.ndarray, tuple[int, int]]]:

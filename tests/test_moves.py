@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.moves import MoveBuffers, generate_moves, legal_moves
+from engine.moves import MoveBuffers, apply_steps, generate_moves, legal_moves
 from engine.position import BAR, Position, PositionError
 from tests.board_builder import BAR_POINT, make_position, mover_results, opponent_holds
 
@@ -179,15 +179,7 @@ def test_move_steps_replay_to_the_reported_result():
     position = make_position({BAR_POINT: 1, 13: 4, 8: 3, 6: 5, 2: 2}, {25 - 5: 1, 6: 5, 8: 3})
     for d1, d2 in [(6, 5), (4, 4), (2, 1), (3, 3)]:
         for move, after in legal_moves(position, d1, d2):
-            board = position.board.copy()
-            for src, dst in move:
-                board[0, src - 1] -= 1
-                if dst > 0:
-                    board[0, dst - 1] += 1
-                    if board[1, 24 - dst] == 1:
-                        board[1, 24 - dst] = 0
-                        board[1, BAR] += 1
-            assert np.array_equal(board, after.board), move
+            assert np.array_equal(apply_steps(position.board, move), after.board), move
 
 
 def test_dice_out_of_range_and_finished_games_are_rejected():
