@@ -63,14 +63,15 @@ def _steps_of(row: np.ndarray) -> tuple[tuple[int, int], ...]:
 class Agent:
     """An evaluator searched to ``ply`` with move filters; one per thread."""
 
-    def __init__(self, evaluator: Evaluator, ply: int = 0, filters=DEFAULT_FILTERS, name: str | None = None):
+    def __init__(self, evaluator: Evaluator, ply: int = 0, filters=DEFAULT_FILTERS, name: str | None = None,
+                 prune: bool = True):
         if ply not in (0, 1, 2):
             raise ValueError(f"ply must be 0, 1 or 2, got {ply}")
         self.evaluator = evaluator
         self.ply = ply
         self.name = name or f"net:{evaluator.name}@{ply}"
         self.filters = np.array(filters, dtype=np.float64)
-        self.ctx = make_context(evaluator)
+        self.ctx = make_context(evaluator, prune=prune)
         self._root = MoveBuffers()
         self._buf1 = MoveBuffers()
         self._buf2 = MoveBuffers()

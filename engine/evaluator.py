@@ -95,6 +95,7 @@ class Evaluator:
     contact: Net
     race: Net | None = None
     name: str = "net"
+    prune: Net | None = None  # a small net that pre-selects replies inside a search
 
     def kernel_params(self) -> tuple:
         race = self.race or self.contact
@@ -130,4 +131,6 @@ class Evaluator:
         contact = Net.load(path)
         race_path = path.with_name(path.stem + ".race.npz")
         race = Net.load(race_path) if race_path.exists() else None
-        return cls(contact, race, path.stem)
+        prune_path = path.with_name(path.stem + ".prune.npz")
+        prune = Net.load(prune_path) if prune_path.exists() else None
+        return cls(contact, race, path.stem, prune)

@@ -26,6 +26,7 @@ from engine.bearoff import load_bearoff_db
 from engine.bearoff_gen import _BINOM, _rank
 from engine.evaluator import evaluate_pair
 from engine.game import mover_win_points
+from engine.net import evaluate_one
 from engine.moves import generate_moves
 
 CACHE_BITS = 18
@@ -36,14 +37,20 @@ _OCCUPIED = np.uint64(1) << np.uint64(40)  # marks a used slot; real high key pa
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 
 
-def make_context(evaluator, cache_bits: int = CACHE_BITS) -> tuple:
-    """The numba-side context: nets, bearoff tables, cache and scratch arrays."""
+PRUNE_KEEP = 4  # replies a pruning net passes on to the full net inside a lookahead
+
+
+def make_context(evaluator, cache_bits: int = CACHE_BITS, prune: bool = True) -> tuple:
+    """The numba-side context: nets, bearoff tables, cache, scratch arrays, and the
+    pruning net (``evaluator.prune``) with how many replies it keeps (0: no pruning)."""
     db = load_bearoff_db()
     size = 1 << cache_bits
+    small = evaluator.prune if prune and evaluator.prune is not None else evaluator.contact
+    keep = PRUNE_KEEP if prune and evaluator.prune is not None else 0
     return (evaluator.kernel_params(), db.off, db.tail_off, db.tail_first, _BINOM.astype(np.int64),
             np.zeros((size, 2), np.uint64), np.zeros((size, 5), np.float32),
             np.zeros(512, np.float32), np.empty(1024, np.float32), np.empty(8, np.float32),
-            np.zeros(6, np.int64), np.zeros(6, np.int64))
+            np.zeros(6, np.int64), np.zeros(6, np.int64), small.arrays(), keep)
 
 
 def clear_cache(ctx: tuple) -> None:
@@ -184,15 +191,44 @@ def value0(ctx, cand, flipped, out, cached=True):
 
 
 @njit(cache=True)
-def best_reply0(ctx, boards, n, flipped, best_probs):
-    """Index of the 0-ply best of ``n`` post-move boards, its mover probabilities."""
-    best = -1
-    best_eq = -1e9
+def _pruned(ctx, boards, n, flipped, keep, chosen):
+    """Mark the ``keep`` replies the small pruning net likes best (gnubg's pruning:
+    the full net then scores only those)."""
+    W1, b1, W2, b2, arch, enc = ctx[12]
+    x, h, raw = ctx[7], ctx[8], ctx[9]
     p = np.empty(5, np.float32)
+    cheap = np.empty(n)
+    for i in range(n):
+        _flip(boards[i], flipped)
+        evaluate_one(W1, b1, W2, b2, arch, enc, flipped, x, h, raw, p)
+        cheap[i] = -equity5(p)  # the opponent's figures: the mover's equity is minus theirs
+        chosen[i] = False
+    for _ in range(keep):
+        top = -1
+        for i in range(n):
+            if not chosen[i] and (top < 0 or cheap[i] > cheap[top]):
+                top = i
+        chosen[top] = True
+
+
+@njit(cache=True)
+def best_reply0(ctx, boards, n, flipped, best_probs):
+    """Index of the 0-ply best of ``n`` post-move boards, its mover probabilities;
+    with a pruning net, only its favourite replies meet the full net."""
     for i in range(n):
         if boards[i, 0].sum() == 0:
             _won(boards[i], best_probs)
             return i
+    keep = ctx[13]
+    chosen = np.ones(n, np.bool_)
+    if keep > 0 and n > keep:
+        _pruned(ctx, boards, n, flipped, keep, chosen)
+    best = -1
+    best_eq = -1e9
+    p = np.empty(5, np.float32)
+    for i in range(n):
+        if not chosen[i]:
+            continue
         value0(ctx, boards[i], flipped, p)
         eq = equity5(p)
         if eq > best_eq:

@@ -52,10 +52,19 @@ def _setup(p: argparse.ArgumentParser) -> None:
     plot = sub.add_parser("plot", help="draw a run's progress.csv as a PNG learning curve")
     plot.add_argument("csv", help="progress.csv of a training run")
     plot.add_argument("--out", help="PNG path (default: beside the CSV)")
+    prune = sub.add_parser("prune", help="distil a small pruning net from a net (nets/NAME.prune.npz)",
+                           description="Train the small net that pre-selects replies inside 1- and 2-ply "
+                                       "searches, on self-play positions labelled by the full net's 0-ply.")
+    prune.add_argument("--net", default="default", help="the net to distil (default: default)")
+    prune.add_argument("--games", type=int, default=2000, help="self-play games for positions (default 2000)")
+    prune.add_argument("--hidden", type=int, default=16)
+    prune.add_argument("--seed", type=int, default=1)
 
 
-@command("train", "train nets: TD self-play (td), learning curves (plot)")(_setup)
+@command("train", "train nets: TD self-play (td), shipping (export), pruning nets (prune), learning curves (plot)")(_setup)
 def _train(args: argparse.Namespace) -> int:
+    if args.train_command == "prune":
+        return _prune(args)
     if args.train_command == "plot":
         from nets.plot import plot_progress
 
@@ -123,4 +132,28 @@ def _export(args: argparse.Namespace) -> int:
         race.save(NETS_DIR / f"{args.name}.race.npz", name=args.name, role="race", strength=strength)
     print(result.summary())
     print(json.dumps(strength))
+    return 0
+
+
+def _prune(args: argparse.Namespace) -> int:
+    from engine.agent import Agent
+    from engine.evaluator import Evaluator
+    from engine.players import PlayerSpecError
+    from nets.player import resolve_net_path
+    from nets.pruning import train_pruning_net
+
+    try:
+        path = resolve_net_path(args.net)
+    except PlayerSpecError as exc:
+        raise UserError(str(exc)) from exc
+    evaluator = Evaluator.load(path)
+    agent = Agent(evaluator, ply=0, prune=False)
+    net, report = train_pruning_net(agent, args.games, args.hidden, seed=args.seed,
+                                    progress=lambda e, tr, te: print(f"epoch {e}: train {tr:.5f} held-out {te:.5f}"))
+    out = path.with_name(path.stem + ".prune.npz")
+    net.save(out, role="pruning", distilled_from=path.name, training={
+        "method": "supervised on the full net's 0-ply probabilities of self-play positions",
+        "games": args.games, "positions": report.positions + report.held_out, "seed": args.seed,
+        "best_epoch": report.best_epoch, "held_out_loss": report.held_out_loss[report.best_epoch]})
+    print(f"wrote {out} ({report.positions + report.held_out} positions, best epoch {report.best_epoch})")
     return 0

@@ -190,7 +190,8 @@ def retrain(config: RetrainConfig, progress=print) -> RetrainReport:
     report.new_positions = len(fresh)
     report.training_positions = len(training.boards)
     candidate = Evaluator(incumbent.evaluator.contact.copy(),
-                          incumbent.evaluator.race.copy() if incumbent.evaluator.race else None, name="candidate")
+                          incumbent.evaluator.race.copy() if incumbent.evaluator.race else None, name="candidate",
+                          prune=incumbent.evaluator.prune)
     parts = split_by_net(training.boards, training.labels)
     for role, net in (("contact", candidate.contact), ("race", candidate.race)):
         if net is None or len(parts[role][0]) < 50:

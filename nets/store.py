@@ -51,6 +51,8 @@ class NetStore:
         evaluator.contact.save(version / NET_FILE, role="contact", version=stamp, **card_updates)
         if evaluator.race is not None:
             evaluator.race.save(version / "net.race.npz", role="race", version=stamp, **card_updates)
+        if evaluator.prune is not None:
+            evaluator.prune.save(version / "net.prune.npz", role="pruning", version=stamp)
         tmp = self.root / f".current.{stamp}"
         os.symlink(Path("versions") / stamp, tmp)
         os.replace(tmp, self.current_link)  # the one atomic step

@@ -131,3 +131,36 @@ def test_choose_move_reports_the_zero_ply_choice(agent):
     choice = agent.choose_move(Position.initial().board, 6, 2)
     assert choice.ply0_steps == agent.rank_moves(Position.initial().board, 6, 2, ply=0)[0].steps
     assert choice.disagrees == (choice.steps != choice.ply0_steps)
+
+
+def test_a_pruning_net_equal_to_the_full_net_changes_nothing():
+    # the replies the pruning net keeps always include the full net's best when they
+    # are the same net, so the lookahead values must be identical
+    contact = Net.create("gnubg5", "contact", 16, seed=5, scale=0.3)
+    race = Net.create("gnubg5", "race", 8, seed=6, scale=0.3)
+    full = Agent(Evaluator(contact, race, name="tiny"), ply=2, prune=False)
+    pruned = Agent(Evaluator(contact, race, name="tiny", prune=contact), ply=2)
+    assert pruned.ctx[13] > 0 and full.ctx[13] == 0
+    for board in contact_positions(2, seed=8):
+        assert np.allclose(full.probabilities(board, ply=1), pruned.probabilities(board, ply=1), atol=1e-6)
+    first = full.rank_moves(Position.initial().board, 4, 2, ply=2)
+    second = pruned.rank_moves(Position.initial().board, 4, 2, ply=2)
+    assert [r.steps for r in first] == [r.steps for r in second]
+
+
+def test_a_small_pruning_net_only_narrows_the_replies(tmp_path):
+    from nets.pruning import train_pruning_net
+
+    contact = Net.create("gnubg5", "contact", 16, seed=5, scale=0.3)
+    race = Net.create("gnubg5", "race", 8, seed=6, scale=0.3)
+    small, report = train_pruning_net(Agent(Evaluator(contact, race), ply=0, prune=False), games=4, hidden=4,
+                                      epochs=2)
+    assert small.encoding == "tesauro" and report.positions > 50
+    contact.save(tmp_path / "pair.npz")
+    race.save(tmp_path / "pair.race.npz")
+    small.save(tmp_path / "pair.prune.npz")
+    loaded = Evaluator.load(tmp_path / "pair.npz")
+    assert loaded.prune is not None and loaded.prune.hidden == 4
+    agent = Agent(loaded, ply=1)
+    best = agent.rank_moves(Position.initial().board, 6, 5)[0]
+    assert best.ply == 1 and 0.0 <= best.probs[0] <= 1.0
