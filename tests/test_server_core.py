@@ -175,6 +175,8 @@ def test_set_boardstyle_and_unknown_commands():
     assert alice.text.endswith("Value of 'boardstyle' set to 3.\r\n")
     h.send("alice", "frobnicate now")
     assert alice.events[-1] == ServerError(message="Unknown command: 'frobnicate'")
+    h.send("alice", "time")  # the bots' keepalive: answered with the clock, not refused
+    assert "UTC" in alice.text.splitlines()[-1] and not isinstance(alice.events[-1], ServerError)
 
 
 def test_rawwho_tell_shout_and_messages():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time as _time
+
 from fibsbot.server import messages as msg
 from fibsbot.server.accounts import StoredMail
 from fibsbot.server.state import ServerState, Session
@@ -74,6 +76,10 @@ class LobbyCommands(ServerState):
     def _cmd_rawwho(self, session: Session, args: list[str], raw: str = "") -> None:
         names = [name for name in self.online if not args or name in args]
         self._send(session.id, *(self._who_line(name) for name in names), "6")
+
+    def _cmd_time(self, session: Session, args: list[str], raw: str = "") -> None:
+        # what bots send to keep an idle connection alive; FIBS answers with its clock
+        self._send(session.id, _time.strftime("%A, %B %d %H:%M:%S UTC", _time.gmtime()))
 
     def _cmd_away(self, session: Session, args: list[str], raw: str = "") -> None:
         account = self._account(session)
