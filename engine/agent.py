@@ -14,8 +14,7 @@ import numpy as np
 from engine.evaluator import Evaluator
 from engine.ids import MatchState
 from engine.moves import MAX_RESULTS, MoveBuffers, generate_moves
-from engine.search import (clear_cache, evaluate0, evaluate1, evaluate2, make_context,
-                           rank_candidates, search_choose)
+from engine.search import clear_cache, evaluate_at, make_context, rank_candidates, search_choose
 
 DEFAULT_FILTERS = (12, 0.24, 6, 0.12)  # 1-ply: 12 within 0.24; 2-ply: 6 within 0.12
 MONEY_WEIGHTS = (1.0, 1.0, 1.0, 1.0)
@@ -99,14 +98,9 @@ class Agent:
     def probabilities(self, board: np.ndarray, ply: int | None = None) -> np.ndarray:
         """Five probabilities for the side in row 0, which is about to roll."""
         ply = self.ply if ply is None else ply
-        board = np.ascontiguousarray(board, dtype=np.int8)
         out = np.zeros(5, np.float32)
-        if ply == 0:
-            evaluate0(self.ctx, board, out)
-        elif ply == 1:
-            evaluate1(self.ctx, board, self._buf1.args(), out)
-        else:
-            evaluate2(self.ctx, board, self._buf2.args(), self._buf1.args(), out)
+        evaluate_at(self.ctx, np.ascontiguousarray(board, dtype=np.int8), ply, self._buf2.args(),
+                    self._buf1.args(), out)
         return out.astype(np.float64)
 
     def rank_moves(self, board: np.ndarray, d1: int, d2: int, ply: int | None = None,
@@ -132,33 +126,36 @@ class Agent:
         ranked = self.rank_moves(board, d1, d2, weights=weights)
         best = ranked[0]
         if self.ply == 0:
-            ply0 = best
+            ply0_steps, ply0_equity = best.steps, best.equity
         else:
-            ply0 = self.rank_moves(board, d1, d2, ply=0, weights=weights)[0]
+            # the root buffers still hold this roll's results: the static choice among them
+            i = rank_candidates(self.ctx, self._root.boards, len(ranked), 0, self.filters,
+                                np.asarray(weights, np.float64), self._buf2.args(), self._buf1.args(),
+                                self._equities, self._probs, self._plies)
+            ply0_steps, ply0_equity = _steps_of(self._root.steps[i]), float(self._equities[i])
         return MoveChoice(best.steps, best.board, best.equity, best.probs, best.ply,
-                          ply0.steps, ply0.equity, tuple(ranked))
+                          ply0_steps, ply0_equity, tuple(ranked))
 
     def double_decision(self, board, state: MatchState) -> CubeChoice:
         """We (player 0, row 0) are on roll before rolling: double or roll?"""
-        from engine.cube import cube_decision, cube_life, may_double
+        from engine.cube import may_double
 
         state = replace(state, on_roll=0, to_decide=0)
         if not may_double(state):
             return CubeChoice("no double", double=False)
-        board = np.ascontiguousarray(board, dtype=np.int8)
-        probs = self.probabilities(board)
-        dec = cube_decision(probs, state, cube_life=cube_life(board))
-        return CubeChoice(dec.action, double=dec.double, take=dec.take, equities=dict(dec.equities),
-                          probs=tuple(probs))
+        return self._cube_choice(board, state)
 
     def take_decision(self, board, state: MatchState) -> CubeChoice:
         """The opponent (player 1) doubled us: take or drop?"""
+        return self._cube_choice(board[::-1], replace(state, on_roll=1, to_decide=1, doubled=False))
+
+    def _cube_choice(self, board, state: MatchState) -> CubeChoice:
+        """The cube decision of ``state.on_roll``, whose checkers are row 0 of ``board``."""
         from engine.cube import cube_decision, cube_life
 
-        doubler_view = np.ascontiguousarray(board[::-1], dtype=np.int8)
-        state = replace(state, on_roll=1, to_decide=1, doubled=False)
-        probs = self.probabilities(doubler_view)
-        dec = cube_decision(probs, state, cube_life=cube_life(doubler_view))
+        board = np.ascontiguousarray(board, dtype=np.int8)
+        probs = self.probabilities(board)
+        dec = cube_decision(probs, state, cube_life=cube_life(board))
         return CubeChoice(dec.action, double=dec.double, take=dec.take, equities=dict(dec.equities),
                           probs=tuple(probs))
 
@@ -181,8 +178,9 @@ class Agent:
         board = np.ascontiguousarray(board, dtype=np.int8)
         if we_are_on_roll:
             return board, self.probabilities(board)
-        theirs = self.probabilities(np.ascontiguousarray(board[::-1]))
-        return board, np.array([1 - theirs[0], theirs[3], theirs[4], theirs[1], theirs[2]])
+        from engine.cube import invert_probabilities
+
+        return board, invert_probabilities(self.probabilities(np.ascontiguousarray(board[::-1])))
 
 
 def gammon_weights(state: MatchState | None) -> tuple[float, float, float, float]:

@@ -26,6 +26,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from engine.dice import DISTINCT_ROLLS, ROLL_WEIGHTS
+
 NUM_POINTS = 6
 MAX_CHECKERS = 15
 MAX_ROLLS = 32  # 15 checkers on the six point need at most 30 rolls (3 pips a roll)
@@ -43,9 +45,7 @@ def _binomial_table(size: int) -> np.ndarray:
 _BINOM = _binomial_table(32)
 NUM_POSITIONS = int(_BINOM[MAX_CHECKERS + NUM_POINTS, NUM_POINTS])  # 54,264
 
-# the 21 distinct rolls and their weights out of 36
-_ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(1, a + 1)], dtype=np.int64)
-_ROLL_WEIGHTS = np.array([1.0 if a == b else 2.0 for a, b in _ROLLS]) / 36.0
+_ROLLS, _ROLL_WEIGHTS = DISTINCT_ROLLS, ROLL_WEIGHTS
 
 
 @njit(cache=True)

@@ -11,6 +11,10 @@ from numba import njit
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
+# the 21 distinct rolls (larger die first) and their probabilities: doubles 1/36, others 2/36
+DISTINCT_ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(1, a + 1)], dtype=np.int64)
+ROLL_WEIGHTS = np.array([1.0 if a == b else 2.0 for a, b in DISTINCT_ROLLS]) / 36.0
+
 
 @njit(cache=True)
 def splitmix64(x):

@@ -41,7 +41,7 @@ def mover_win_points(board):
 
 
 @njit(cache=True)
-def _flip_into(src, dst):
+def flip_into(src, dst):
     for i in range(25):
         dst[0, i] = src[1, i]
         dst[1, i] = src[0, i]
@@ -72,7 +72,7 @@ def play_kernel_game(choose0, params0, choose1, params1, seed_value, boards, ste
         after = boards[best]
         if after[0].sum() == 0:
             return seat, mover_win_points(after), turn + 1
-        _flip_into(after, board)
+        flip_into(after, board)
         seat ^= 1
     return -1, 0, MAX_TURNS
 

@@ -21,10 +21,10 @@ import numpy as np
 from numba import njit
 
 from engine.dice import game_seed, roll
-from engine.game import mover_win_points
+from engine.game import flip_into
 from engine.moves import MoveBuffers, generate_moves
 from engine.parallel import map_chunks, parallelism, split_range
-from engine.search import _in_home, evaluate0, rank_candidates
+from engine.search import _in_home, _won, evaluate0, invert_probs, rank_candidates
 
 MAX_TURNS = 2000
 
@@ -38,6 +38,7 @@ def rollout_games(ctx, start_board, seed, first_game, n_games, truncate, filters
     boards, steps, tk, ts, st, stack = root
     board = np.empty((2, 25), np.int8)
     p = np.empty(5, np.float32)
+    result = np.empty(5)  # the side on roll's, float64 as ``out``
     for i in range(n_games):
         g = first_game + i
         s = game_seed(seed, g)
@@ -45,20 +46,13 @@ def rollout_games(ctx, start_board, seed, first_game, n_games, truncate, filters
             for k in range(25):
                 board[side, k] = start_board[side, k]
         sign = 0  # 0: the starting side is on roll
-        for j in range(5):
-            out[i, j] = 0.0
+        finished = False
         for turn in range(MAX_TURNS):
             if truncate and _in_home(board[0]) and _in_home(board[1]):
                 evaluate0(ctx, board, p)
-                if sign == 0:
-                    for j in range(5):
-                        out[i, j] = p[j]
-                else:
-                    out[i, 0] = 1.0 - p[0]
-                    out[i, 1] = p[3]
-                    out[i, 2] = p[4]
-                    out[i, 3] = p[1]
-                    out[i, 4] = p[2]
+                for j in range(5):
+                    result[j] = p[j]
+                finished = True
                 break
             if turn == 0:
                 r = g % 36
@@ -72,20 +66,17 @@ def rollout_games(ctx, start_board, seed, first_game, n_games, truncate, filters
                 best = rank_candidates(ctx, boards, n, 0, filters, weights, buf2, buf1, equities, probs, plies)
             after = boards[best]
             if after[0].sum() == 0:
-                pts = mover_win_points(after)
-                w = 0 if sign == 0 else 3
-                if sign == 0:
-                    out[i, 0] = 1.0
-                    out[i, 1] = 1.0 if pts >= 2 else 0.0
-                    out[i, 2] = 1.0 if pts >= 3 else 0.0
-                else:
-                    out[i, w] = 1.0 if pts >= 2 else 0.0
-                    out[i, w + 1] = 1.0 if pts >= 3 else 0.0
+                _won(after, result)  # the mover's: the side on roll this turn
+                finished = True
                 break
-            for k in range(25):
-                board[0, k] = after[1, k]
-                board[1, k] = after[0, k]
+            flip_into(after, board)
             sign ^= 1
+        if not finished:
+            result[:] = 0.0  # a game past MAX_TURNS (never seen) counts as nothing
+        elif sign == 1:
+            invert_probs(result, result)
+        for j in range(5):
+            out[i, j] = result[j]
 
 
 @dataclass(frozen=True)

@@ -25,14 +25,14 @@ from numba import njit
 from engine.bearoff import load_bearoff_db
 from engine.bearoff_gen import _BINOM, _rank
 from engine.evaluator import evaluate_pair
+from engine.dice import DISTINCT_ROLLS as ROLLS
+from engine.dice import ROLL_WEIGHTS
+from engine.game import flip_into as _flip
 from engine.game import mover_win_points
-from engine.net import evaluate_one
 from engine.moves import generate_moves
+from engine.net import equity_of, evaluate_one
 
 CACHE_BITS = 18
-# the 21 distinct rolls and their weights
-ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(1, a + 1)], dtype=np.int64)
-ROLL_WEIGHTS = np.array([1.0 if a == b else 2.0 for a, b in ROLLS]) / 36.0
 _OCCUPIED = np.uint64(1) << np.uint64(40)  # marks a used slot; real high key parts are < 2**16
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 
@@ -137,11 +137,6 @@ def evaluate0(ctx, board, probs):
 
 
 @njit(cache=True)
-def equity5(p):
-    return 2.0 * p[0] - 1.0 + p[1] - p[3] + p[2] - p[4]
-
-
-@njit(cache=True)
 def _won(cand, probs):
     pts = mover_win_points(cand)
     probs[0] = 1.0
@@ -152,19 +147,14 @@ def _won(cand, probs):
 
 
 @njit(cache=True)
-def _to_mover(opp, out):
-    out[0] = 1.0 - opp[0]
-    out[1] = opp[3]
-    out[2] = opp[4]
-    out[3] = opp[1]
-    out[4] = opp[2]
-
-
-@njit(cache=True)
-def _flip(src, dst):
-    for i in range(25):
-        dst[0, i] = src[1, i]
-        dst[1, i] = src[0, i]
+def invert_probs(src, out):
+    """The other side's five probabilities (``out`` may be ``src`` itself)."""
+    win, wg, wbg, lg, lbg = src[0], src[1], src[2], src[3], src[4]
+    out[0] = 1.0 - win
+    out[1] = lg
+    out[2] = lbg
+    out[3] = wg
+    out[4] = wbg
 
 
 @njit(cache=True)
@@ -181,13 +171,7 @@ def value0(ctx, cand, flipped, out, cached=True):
         evaluate0(ctx, flipped, out)
     else:
         evaluate_static(ctx, flipped, out)
-    # the opponent's figures, turned to the mover's, in place
-    win, wg, wbg, lg, lbg = out[0], out[1], out[2], out[3], out[4]
-    out[0] = 1.0 - win
-    out[1] = lg
-    out[2] = lbg
-    out[3] = wg
-    out[4] = wbg
+    invert_probs(out, out)  # the opponent's figures, turned to the mover's
 
 
 @njit(cache=True)
@@ -201,7 +185,7 @@ def _pruned(ctx, boards, n, flipped, keep, chosen):
     for i in range(n):
         _flip(boards[i], flipped)
         evaluate_one(W1, b1, W2, b2, arch, enc, flipped, x, h, raw, p)
-        cheap[i] = -equity5(p)  # the opponent's figures: the mover's equity is minus theirs
+        cheap[i] = -equity_of(p)  # the opponent's figures: the mover's equity is minus theirs
         chosen[i] = False
     for _ in range(keep):
         top = -1
@@ -230,7 +214,7 @@ def best_reply0(ctx, boards, n, flipped, best_probs):
         if not chosen[i]:
             continue
         value0(ctx, boards[i], flipped, p)
-        eq = equity5(p)
+        eq = equity_of(p)
         if eq > best_eq:
             best_eq = eq
             best = i
@@ -269,11 +253,22 @@ def evaluate2(ctx, board, buf2, buf1, probs):
         if boards[best, 0].sum() > 0:
             _flip(boards[best], flipped)
             evaluate1(ctx, flipped, buf1, opp)
-            _to_mover(opp, p)
+            invert_probs(opp, p)
         for j in range(5):
             acc[j] += ROLL_WEIGHTS[r] * p[j]
     for j in range(5):
         probs[j] = acc[j]
+
+
+@njit(cache=True)
+def evaluate_at(ctx, board, ply, buf2, buf1, probs):
+    """``ply``-ply probabilities of ``board`` for its side on roll."""
+    if ply == 0:
+        evaluate0(ctx, board, probs)
+    elif ply == 1:
+        evaluate1(ctx, board, buf1, probs)
+    else:
+        evaluate2(ctx, board, buf2, buf1, probs)
 
 
 @njit(cache=True)
@@ -285,11 +280,8 @@ def value_at(ctx, cand, ply, buf2, buf1, out):
     flipped = np.empty((2, 25), np.int8)
     _flip(cand, flipped)
     opp = np.empty(5, np.float32)
-    if ply == 1:
-        evaluate1(ctx, flipped, buf1, opp)
-    else:
-        evaluate2(ctx, flipped, buf2, buf1, opp)
-    _to_mover(opp, out)
+    evaluate_at(ctx, flipped, ply, buf2, buf1, opp)
+    invert_probs(opp, out)
 
 
 @njit(cache=True)

@@ -5,8 +5,8 @@ exploration (a random legal move now and then, so the positions are not only the
 ones the net already likes), and keeps every position before its roll;
 ``selfplay_parallel`` spreads the games over processes or a Ray cluster (each game
 depends only on its index, so the positions are the same however they are split).
-``label_positions`` evaluates positions at 1 or 2 ply; ``labels_from_queue`` turns
-the daemon's queued disagreements into positions (the side to act on roll).
+``label_positions`` evaluates positions at 0, 1 or 2 ply (the daemon's queued
+disagreements become positions in ``nets.retrain.queue_positions``).
 """
 
 from __future__ import annotations
@@ -16,10 +16,9 @@ from numba import njit
 
 from engine.dice import game_seed, opening_roll, roll, splitmix64
 from engine.game import initial_board
-from engine.ids import board_from_position_id
 from engine.moves import MoveBuffers, generate_moves
 from engine.parallel import map_chunks, parallelism, split_range
-from engine.search import evaluate0, evaluate1, evaluate2, rank_candidates
+from engine.search import evaluate_at, rank_candidates
 
 MAX_TURNS = 500
 
@@ -74,16 +73,8 @@ def selfplay_positions(agent, games: int, seed: int = 1, explore: float = 0.05, 
 
 @njit(cache=True)
 def _label(ctx, boards, ply, buf2, buf1, out):
-    p = np.empty(5, np.float32)
     for i in range(boards.shape[0]):
-        if ply == 0:
-            evaluate0(ctx, boards[i], p)
-        elif ply == 1:
-            evaluate1(ctx, boards[i], buf1, p)
-        else:
-            evaluate2(ctx, boards[i], buf2, buf1, p)
-        for k in range(5):
-            out[i, k] = p[k]
+        evaluate_at(ctx, boards[i], ply, buf2, buf1, out[i])
 
 
 def label_positions(agent, boards: np.ndarray, ply: int) -> np.ndarray:
@@ -146,9 +137,3 @@ def selfplay_parallel(spec: str, games: int, seed: int = 1, explore: float = 0.0
     parts = map_chunks(_selfplay_worker, [(spec, seed, explore, first, count) for first, count in ranges],
                        workers=workers, ray_address=ray_address)
     return np.concatenate(parts)
-
-
-def positions_from_queue(rows) -> np.ndarray:
-    """Boards (side to act on roll) of queued rows (``position_id`` with the side not
-    on roll first, as gnubg writes it)."""
-    return np.array([board_from_position_id(row.position_id) for row in rows], dtype=np.int8).reshape(-1, 2, 25)
