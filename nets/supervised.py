@@ -24,6 +24,7 @@ from numba import njit
 from engine.encode import encode_into
 from engine.net import Net, hidden_layer, raw_outputs
 from engine.pubeval import board_has_contact
+from nets.td_kernel import apply_step, hidden_gradient
 
 GNUBG5 = "gnubg5"
 
@@ -55,23 +56,8 @@ def sgd_epoch(W1, b1, W2, b2, encoding, boards, targets, order, lr):
         total += _cross_entropy(raw, targets[idx])
         for k in range(n_out):
             gk[k] = lr * (targets[idx, k] - raw[k])
-        for j in range(H):
-            acc = 0.0
-            for k in range(n_out):
-                acc += gk[k] * W2[j, k]
-            gh[j] = acc * h[j] * (1.0 - h[j])
-        for j in range(H):
-            for k in range(n_out):
-                W2[j, k] += gk[k] * h[j]
-        for k in range(n_out):
-            b2[k] += gk[k]
-        for j in range(H):
-            b1[j] += gh[j]
-        for i in range(n_in):
-            xi = x[i]
-            if xi != 0.0:
-                for j in range(H):
-                    W1[i, j] += xi * gh[j]
+        hidden_gradient(W2, h, gk, gh)
+        apply_step(W1, b1, W2, b2, x, h, gk, gh)
     return total / max(len(order), 1)
 
 

@@ -118,6 +118,35 @@ def forward_raw(W1, b1, W2, b2, enc, board, x, h, raw):
 
 
 @njit(cache=True)
+def hidden_gradient(W2, h, gk, gh):
+    """Back-propagate the output steps ``gk`` to the hidden pre-activations."""
+    for j in range(h.shape[0]):
+        acc = 0.0
+        for k in range(gk.shape[0]):
+            acc += gk[k] * W2[j, k]
+        gh[j] = acc * h[j] * (1.0 - h[j])
+
+
+@njit(cache=True)
+def apply_step(W1, b1, W2, b2, x, h, gk, gh):
+    """Add the steps of both layers (``gk`` output, ``gh`` hidden) to the weights;
+    only the non-zero inputs touch the first layer."""
+    H = h.shape[0]
+    for j in range(H):
+        for k in range(gk.shape[0]):
+            W2[j, k] += gk[k] * h[j]
+    for k in range(gk.shape[0]):
+        b2[k] += gk[k]
+    for j in range(H):
+        b1[j] += gh[j]
+    for i in range(x.shape[0]):
+        xi = x[i]
+        if xi != 0.0:
+            for j in range(H):
+                W1[i, j] += xi * gh[j]
+
+
+@njit(cache=True)
 def td_update(W1, b1, W2, b2, arch, perm, x, h, raw, target, lr, lam, traces):
     """One TD step of the net that evaluated state x (h, raw from its forward pass)."""
     n_out = W2.shape[1]
@@ -130,11 +159,7 @@ def td_update(W1, b1, W2, b2, arch, perm, x, h, raw, target, lr, lam, traces):
         for k in range(n_out):
             gk[k] = lr * (target[k] - raw[k]) * grad_out[k]
         gh = np.zeros(H, dtype=np.float32)
-        for j in range(H):
-            acc = 0.0
-            for k in range(n_out):
-                acc += gk[k] * W2[j, k]
-            gh[j] = acc * h[j] * (1.0 - h[j])
+        hidden_gradient(W2, h, gk, gh)
         if arch == SYMMETRIC:
             mean_h = h.mean()
             total = 0.0
@@ -157,18 +182,7 @@ def td_update(W1, b1, W2, b2, arch, perm, x, h, raw, target, lr, lam, traces):
                         W1[i, j] += d
                         W1[p, j] -= d
             return
-        for j in range(H):
-            for k in range(n_out):
-                W2[j, k] += gk[k] * h[j]
-        for k in range(n_out):
-            b2[k] += gk[k]
-        for j in range(H):
-            b1[j] += gh[j]
-        for i in range(x.shape[0]):
-            xi = x[i]
-            if xi != 0.0:
-                for j in range(H):
-                    W1[i, j] += xi * gh[j]
+        apply_step(W1, b1, W2, b2, x, h, gk, gh)
         return
     # lambda > 0: decay traces, add this state's gradient of every output, step
     eW1, eb1, eW2, eb2 = traces
