@@ -14,12 +14,13 @@ import statistics
 import subprocess
 import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 from numba import njit
 
-from engine.moves import MAX_RESULTS, MoveBuffers, generate_moves
+from engine.moves import MoveBuffers, generate_moves
 from engine.search import rank_candidates
 from fibsbot.bench import _rate, _timed, real_game_positions, register_benchmark
 
@@ -103,7 +104,9 @@ def bench_ply2(decisions: int = 200, reference_decisions: int = 60) -> dict:
     return result
 
 
-def _board_line(board: np.ndarray, d1: int, d2: int) -> str:
+def board_line(board: np.ndarray, d1: int, d2: int) -> str:
+    """A FIBS board line of ``board`` (side on roll in row 0) with its roll, as gnubg's
+    move server reads it."""
     from engine.position import Position
     from fibsbot.board import format_board_line
 
@@ -117,10 +120,13 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def gnubg_external_rate(positions: np.ndarray, dice: np.ndarray, plies: int) -> dict | None:
-    """Decisions per second of gnubg's move server at ``plies`` on our positions."""
+@contextmanager
+def gnubg_move_server(plies: int):
+    """GNU Backgammon's ``external`` move server at ``plies``, as a function from a
+    board line to gnubg's answer line; None where gnubg is missing or does not listen."""
     if not (GNUBG.is_file() and os.access(GNUBG, os.X_OK)):
-        return None
+        yield None
+        return
     port = _free_port()
     with tempfile.TemporaryDirectory() as tmp:
         script = Path(tmp) / "serve.txt"
@@ -132,19 +138,30 @@ def gnubg_external_rate(positions: np.ndarray, dice: np.ndarray, plies: int) -> 
         try:
             sock = _connect(port)
             if sock is None:
-                return None
+                yield None
+                return
             with sock, sock.makefile("rb") as reader:
-                lines = [_board_line(b, int(d[0]), int(d[1])) for b, d in zip(positions, dice)]
-                sock.sendall((lines[0] + "\n").encode())  # warm up: nets and caches load
-                reader.readline()
-                start = time.perf_counter()
-                for line in lines:
+                def ask(line: str) -> str:
                     sock.sendall((line + "\n").encode())
-                    reader.readline()
-                elapsed = time.perf_counter() - start
+                    return reader.readline().decode().strip()
+
+                yield ask
         finally:
             proc.kill()
             proc.wait()
+
+
+def gnubg_external_rate(positions: np.ndarray, dice: np.ndarray, plies: int) -> dict | None:
+    """Decisions per second of gnubg's move server at ``plies`` on our positions."""
+    lines = [board_line(b, int(d[0]), int(d[1])) for b, d in zip(positions, dice)]
+    with gnubg_move_server(plies) as ask:
+        if ask is None:
+            return None
+        ask(lines[0])  # warm up: nets and caches load
+        start = time.perf_counter()
+        for line in lines:
+            ask(line)
+        elapsed = time.perf_counter() - start
     return {"decisions_per_s": len(lines) / elapsed, "decisions": len(lines),
             "note": f"gnubg 'external' move server at {plies}-ply, same positions, one request at a time"}
 

@@ -13,10 +13,7 @@ import argparse
 import json
 import math
 import os
-import socket
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -27,9 +24,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from engine.agent import load_agent  # noqa: E402
 from engine.moves import MoveBuffers, apply_steps, generate_moves  # noqa: E402
 from engine.notation import parse_gnubg  # noqa: E402
-from engine.position import Position, classify  # noqa: E402
+from engine.position import classify  # noqa: E402
 from engine.selfplay_sample import sample_positions  # noqa: E402
-from fibsbot.bench_search import GNUBG, _board_line, _connect, _free_port  # noqa: E402
+from fibsbot.bench_search import GNUBG, board_line, gnubg_move_server  # noqa: E402
 
 
 def positions(count: int, seed: int) -> list[tuple[np.ndarray, tuple[int, int]]]:
@@ -44,26 +41,10 @@ def positions(count: int, seed: int) -> list[tuple[np.ndarray, tuple[int, int]]]
 
 
 def gnubg_choices(cases, plies: int) -> list[np.ndarray]:
-    port = _free_port()
-    with tempfile.TemporaryDirectory() as tmp:
-        script = Path(tmp) / "serve.txt"
-        script.write_text(f"set evaluation chequerplay evaluation plies {plies}\nexternal localhost:{port}\n")
-        proc = subprocess.Popen([str(GNUBG), "-t", "-q", "-r", "-c", str(script)], stdin=subprocess.DEVNULL,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, "HOME": tmp})
-        try:
-            sock = _connect(port)
-            if sock is None:
-                raise SystemExit("gnubg did not open its move server")
-            out = []
-            with sock, sock.makefile("rb") as reader:
-                for board, dice in cases:
-                    sock.sendall((_board_line(board, *dice) + "\n").encode())
-                    text = reader.readline().decode().strip()
-                    out.append(apply_steps(board, parse_gnubg(text, board, dice)))
-            return out
-        finally:
-            proc.kill()
-            proc.wait()
+    with gnubg_move_server(plies) as ask:
+        if ask is None:
+            raise SystemExit("gnubg did not open its move server")
+        return [apply_steps(board, parse_gnubg(ask(board_line(board, *dice)), board, dice)) for board, dice in cases]
 
 
 def main() -> int:
