@@ -10,15 +10,18 @@ from nets.benchmark import BenchmarkError, BenchmarkPlayer
 class NetBenchmarkPlayer:
     """Our net searched to its ply: the move it plays, and its probabilities at that ply."""
 
-    def __init__(self, spec: str) -> None:
+    def __init__(self, agent) -> None:
+        self.agent, self.name = agent, agent.name
+
+    @classmethod
+    def from_spec(cls, spec: str) -> "NetBenchmarkPlayer":
         from engine.agent import load_agent
         from engine.players import PlayerSpecError
 
         try:
-            self.agent = load_agent(spec)
+            return cls(load_agent(spec))
         except (PlayerSpecError, ValueError) as exc:
             raise BenchmarkError(f"{spec}: {exc}") from exc
-        self.name = self.agent.name
 
     def result(self, board, d1, d2):
         return self.agent.rank_moves(board, d1, d2)[0].board
@@ -84,7 +87,7 @@ class GnubgBenchmarkPlayer:
 def make_player(spec: str) -> BenchmarkPlayer:
     """``net:NAME[@PLY]``, ``pubeval`` or ``gnubg0``."""
     if spec.startswith("net:"):
-        return NetBenchmarkPlayer(spec)
+        return NetBenchmarkPlayer.from_spec(spec)
     if spec == "pubeval":
         return PubevalBenchmarkPlayer()
     if spec in ("gnubg0", "gnubg"):

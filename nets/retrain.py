@@ -136,19 +136,6 @@ def incumbent_spec(config: RetrainConfig) -> tuple[str, NetStore]:
     return str(resolve_net_path(config.net)), store
 
 
-class _BenchmarkAgent:
-    """An agent as the benchmark scorer sees a player: its move, its probabilities."""
-
-    def __init__(self, agent: Agent) -> None:
-        self.agent, self.name = agent, agent.name
-
-    def result(self, board, d1, d2):
-        return self.agent.rank_moves(board, d1, d2)[0].board
-
-    def cube_probs(self, board):
-        return self.agent.probabilities(board)
-
-
 def measure(agent: Agent, benchmark_set: str | None, games: int, seed: int) -> dict:
     """Benchmark error (x1000) and ppg against pubeval of a 0-ply agent."""
     from engine.duel import run_duel_players
@@ -156,8 +143,9 @@ def measure(agent: Agent, benchmark_set: str | None, games: int, seed: int) -> d
     figures: dict = {}
     if benchmark_set is not None:
         from nets.benchmark import read_benchmark, score
+        from nets.benchmark_players import NetBenchmarkPlayer
 
-        result = score(_BenchmarkAgent(agent), read_benchmark(benchmark_set))
+        result = score(NetBenchmarkPlayer(agent), read_benchmark(benchmark_set))
         figures["benchmark"] = result
         figures["error"] = result["moves"]["overall"]["error"]
     if games:

@@ -74,7 +74,7 @@ class MatchRecords:
             self.events.warning("record_skipped", event=type(event).__name__, error=repr(exc))
 
     def _start(self, event: MatchStart | MatchResumed, snapshot: MatchSnapshot) -> None:
-        length = event.length if isinstance(event, MatchStart) else event.length
+        length = event.length
         stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
         name = f"{stamp}-{_UNSAFE.sub('_', self.user)}-vs-{_UNSAFE.sub('_', event.opponent)}.mat"
         self.recorder = MatchRecorder(self.matches_dir / name, (self.user, event.opponent), length or 0,
