@@ -13,7 +13,7 @@ import numpy as np
 
 from engine.evaluator import Evaluator
 from engine.ids import MatchState
-from engine.moves import MAX_RESULTS, MoveBuffers, generate_moves
+from engine.moves import MAX_RESULTS, MoveBuffers, generate_moves, steps_to_move
 from engine.search import clear_cache, evaluate_at, make_context, rank_candidates, search_choose
 
 DEFAULT_FILTERS = (12, 0.24, 6, 0.12)  # 1-ply: 12 within 0.24; 2-ply: 6 within 0.12
@@ -53,10 +53,6 @@ class CubeChoice:
     take: bool = True
     equities: dict = field(default_factory=dict)
     probs: tuple[float, ...] = ()
-
-
-def _steps_of(row: np.ndarray) -> tuple[tuple[int, int], ...]:
-    return tuple((int(a), int(b)) for a, b in row if a >= 0)
 
 
 class Agent:
@@ -116,7 +112,7 @@ class Agent:
         # deepest first, then by equity: a shallow figure never outranks a deeper one
         won = self._plies[:n] == 99
         order = sorted(range(n), key=lambda i: (not won[i], -plies[i], -self._equities[i]))
-        return [RankedMove(_steps_of(self._root.steps[i]), boards[i].copy(), float(self._equities[i]),
+        return [RankedMove(steps_to_move(self._root.steps[i]), boards[i].copy(), float(self._equities[i]),
                            tuple(float(p) for p in self._probs[i]), int(plies[i])) for i in order]
 
     # --- decisions -------------------------------------------------------------------
@@ -132,7 +128,7 @@ class Agent:
             i = rank_candidates(self.ctx, self._root.boards, len(ranked), 0, self.filters,
                                 np.asarray(weights, np.float64), self._buf2.args(), self._buf1.args(),
                                 self._equities, self._probs, self._plies)
-            ply0_steps, ply0_equity = _steps_of(self._root.steps[i]), float(self._equities[i])
+            ply0_steps, ply0_equity = steps_to_move(self._root.steps[i]), float(self._equities[i])
         return MoveChoice(best.steps, best.board, best.equity, best.probs, best.ply,
                           ply0_steps, ply0_equity, tuple(ranked))
 

@@ -65,6 +65,17 @@ class PubevalPlayer:
     def choose(self, board, d1, d2, candidates) -> int:
         return int(pubeval_choose(self.weights, board, len(candidates), candidates))
 
+    def play(self, board, d1: int, d2: int) -> tuple[tuple[tuple[int, int], ...], np.ndarray]:
+        """Pubeval's move for a roll: its steps and the board after it (mover in row 0)."""
+        from engine.moves import MoveBuffers, generate_moves, steps_to_move
+
+        if not hasattr(self, "_buffers"):
+            self._buffers = MoveBuffers()
+        buffers = self._buffers
+        n = generate_moves(np.ascontiguousarray(board, np.int8), d1, d2, *buffers.args())
+        best = self.choose(board, d1, d2, buffers.boards[:n]) if n > 1 else 0
+        return steps_to_move(buffers.steps[best]), buffers.boards[best].copy()
+
 
 class PlayerSpecError(ValueError):
     """A player spec that names no known player."""

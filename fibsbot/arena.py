@@ -21,11 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-import numpy as np
 import structlog
 
 from engine.agent import MoveChoice, load_agent
-from engine.moves import MoveBuffers, generate_moves
 from engine.players import PubevalPlayer
 from fibsbot.client import BotClient
 from fibsbot.client_options import Backoff, ClientOptions
@@ -49,14 +47,10 @@ class PubevalSparring:
     def __init__(self, cube_agent) -> None:
         self.cube_agent = cube_agent
         self.player = PubevalPlayer()
-        self.buffers = MoveBuffers()
 
     def choose_move(self, board, d1, d2, state=None) -> MoveChoice:
-        board = np.ascontiguousarray(board, np.int8)
-        n = generate_moves(board, d1, d2, *self.buffers.args())
-        best = self.player.choose(board, d1, d2, self.buffers.boards[:n]) if n > 1 else 0
-        steps = tuple((int(a), int(b)) for a, b in self.buffers.steps[best] if a >= 0)
-        return MoveChoice(steps, self.buffers.boards[best].copy(), 0.0, (), 0, steps, 0.0)
+        steps, after = self.player.play(board, d1, d2)
+        return MoveChoice(steps, after, 0.0, (), 0, steps, 0.0)
 
     def __getattr__(self, name: str) -> Any:  # cube and resignation decisions
         return getattr(self.cube_agent, name)

@@ -36,17 +36,12 @@ class PubevalBenchmarkPlayer:
     name = "pubeval"
 
     def __init__(self) -> None:
-        from engine.moves import MoveBuffers
         from engine.players import PubevalPlayer
 
         self.player = PubevalPlayer()
-        self.buffers = MoveBuffers()
 
     def result(self, board, d1, d2):
-        from engine.moves import generate_moves
-
-        n = generate_moves(np.ascontiguousarray(board, np.int8), d1, d2, *self.buffers.args())
-        return self.buffers.boards[self.player.choose(board, d1, d2, self.buffers.boards[:n])].copy()
+        return self.player.play(board, d1, d2)[1]
 
     def cube_probs(self, board):
         return None
