@@ -26,6 +26,10 @@
   contain       made points of the other side in the 12 points in front of this
                 side's rearmost checker / 12
   homecount     checkers in the home board / 15
+
+``contact2`` ``contact`` with ``engine.features.EXTRA_FEATURES`` after each side's
+             block: the pips a hit costs, double shots, the chance of staying on
+             the bar, pips to break contact, free pips, mobility and timing.
 """
 
 from __future__ import annotations
@@ -33,12 +37,16 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-TESAURO, TESAURO_TURN, RACE, CONTACT = 0, 1, 2, 3
-ENCODINGS = {"tesauro": TESAURO, "tesauro-turn": TESAURO_TURN, "race": RACE, "contact": CONTACT}
+from engine.features import EXTRA_FEATURES, count_shots, extra_features, hit_stats  # noqa: F401 (re-export)
+
+TESAURO, TESAURO_TURN, RACE, CONTACT, CONTACT2 = 0, 1, 2, 3, 4
+ENCODINGS = {"tesauro": TESAURO, "tesauro-turn": TESAURO_TURN, "race": RACE, "contact": CONTACT,
+             "contact2": CONTACT2}
 CONTACT_FEATURES = ("pips", "back", "home_points", "prime", "blots", "anchor", "shots",
                     "escapes", "contain", "homecount")
 CONTACT_HALF = 25 * 4 + 1 + len(CONTACT_FEATURES)
-SIZES = {TESAURO: 196, TESAURO_TURN: 198, RACE: 200, CONTACT: 2 * CONTACT_HALF}
+CONTACT2_HALF = CONTACT_HALF + len(EXTRA_FEATURES)
+SIZES = {TESAURO: 196, TESAURO_TURN: 198, RACE: 200, CONTACT: 2 * CONTACT_HALF, CONTACT2: 2 * CONTACT2_HALF}
 
 
 def encoding_id(name: str) -> int:
@@ -107,80 +115,8 @@ def _rearmost(row):
     return -1
 
 
-def _roll_tables():
-    """Bit index of each unordered roll, its weight of 36, and the rolls holding a die."""
-    index = np.zeros((7, 7), dtype=np.int64)
-    weight = np.zeros(21, dtype=np.int64)
-    k = 0
-    for d1 in range(1, 7):
-        for d2 in range(d1, 7):
-            index[d1, d2] = index[d2, d1] = k
-            weight[k] = 1 if d1 == d2 else 2
-            k += 1
-    holding = np.zeros(7, dtype=np.int64)
-    for d in range(1, 7):
-        for other in range(1, 7):
-            holding[d] |= 1 << index[d, other]
-    return index, weight, holding
-
-
-ROLL_INDEX, ROLL_WEIGHT, ROLLS_HOLDING = _roll_tables()
-
-
-@njit(cache=True, inline="always")
-def _open(pos, defender):
-    return pos >= 0 and defender[23 - pos] < 2
-
-
 @njit(cache=True)
-def _hitting_rolls(a, b, defender):
-    """Bit mask of the rolls that carry a checker from attacker column a to column b."""
-    dist = a - b
-    mask = 0
-    if dist <= 6:
-        mask |= ROLLS_HOLDING[dist]
-    for d1 in range(1, 7):
-        d2 = dist - d1
-        if d2 > d1 and d2 <= 6 and (_open(a - d1, defender) or _open(a - d2, defender)):
-            mask |= 1 << ROLL_INDEX[d1, d2]
-    for d in range(1, 7):
-        if dist % d == 0 and 2 <= dist // d <= 4:
-            ok = True
-            for k in range(1, dist // d):
-                if not _open(a - k * d, defender):
-                    ok = False
-                    break
-            if ok:
-                mask |= 1 << ROLL_INDEX[d, d]
-    return mask
-
-
-@njit(cache=True)
-def count_shots(attacker, defender):
-    """Rolls of 36 with which ``attacker`` (on roll) hits at least one blot of ``defender``.
-
-    Exact for single dice, combinations through open points and doubles; a checker on
-    the bar only hits from the bar.
-    """
-    mask = 0
-    from_bar_only = attacker[24] > 0
-    for c in range(24):
-        if defender[c] != 1:
-            continue
-        b = 23 - c  # the blot's column in the attacker's numbering
-        for a in range(24, b, -1):
-            if attacker[a] == 0 or (from_bar_only and a != 24) or a - b > 24:
-                continue
-            mask |= _hitting_rolls(a, b, defender)
-    hits = 0
-    for k in range(21):
-        if mask & (1 << k):
-            hits += ROLL_WEIGHT[k]
-    return hits
-
-
-@njit(cache=True)
-def _contact_side(me, them, out, base):
+def _contact_side(me, them, out, base, extra):
     for p in range(25):
         n = me[p]
         k = base + 4 * p
@@ -219,7 +155,12 @@ def _contact_side(me, them, out, base):
             anchor = (i - 17) / 6.0
             break
     out[k + 6] = anchor
-    out[k + 7] = count_shots(me, them) / 36.0
+    if extra:
+        shots, pip_loss, double_shots = hit_stats(me, them)
+        extra_features(me, them, pip_loss, double_shots, out, base + CONTACT_HALF)
+    else:
+        shots = count_shots(me, them)
+    out[k + 7] = shots / 36.0
     rear = _rearmost(me)
     escapes = 0
     contain = 0
@@ -241,9 +182,10 @@ def _contact_side(me, them, out, base):
 
 
 @njit(cache=True)
-def _contact(board, out):
-    _contact_side(board[0], board[1], out, 0)
-    _contact_side(board[1], board[0], out, CONTACT_HALF)
+def _contact(board, out, extra):
+    half = CONTACT2_HALF if extra else CONTACT_HALF
+    _contact_side(board[0], board[1], out, 0, extra)
+    _contact_side(board[1], board[0], out, half, extra)
 
 
 @njit(cache=True)
@@ -256,7 +198,7 @@ def encode_into(encoding, board, out):
     elif encoding == RACE:
         _race(board, out)
     else:
-        _contact(board, out)
+        _contact(board, out, encoding == CONTACT2)
 
 
 def encode(name: str, board: np.ndarray) -> np.ndarray:

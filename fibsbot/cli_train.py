@@ -59,10 +59,42 @@ def _setup(p: argparse.ArgumentParser) -> None:
     prune.add_argument("--games", type=int, default=2000, help="self-play games for positions (default 2000)")
     prune.add_argument("--hidden", type=int, default=16)
     prune.add_argument("--seed", type=int, default=1)
+    harvest = sub.add_parser("harvest", help="2-ply self-play: every 2-ply candidate with its label (resumable)",
+                             description="Play self-play games at 2-ply and keep every candidate move that "
+                                         "reached 2-ply, labelled with its 2-ply probabilities, in chunk "
+                                         "files under --out. Re-running skips the chunks already there.")
+    harvest.add_argument("--net", default="default", help="the net that plays and labels (default: default)")
+    harvest.add_argument("--out", required=True, help="directory for the chunk files")
+    harvest.add_argument("--games", type=int, default=1000, help="games 0 .. N-1 (default 1000)")
+    harvest.add_argument("--seed", type=int, default=1)
+    harvest.add_argument("--explore", type=float, default=0.05, help="share of random moves (default 0.05)")
+    harvest.add_argument("--chunk-games", type=int, default=20, help="games per chunk file (default 20)")
+    harvest.add_argument("--workers", type=int, default=1)
+    harvest.add_argument("--ray", metavar="ADDRESS", help="run the chunks on a Ray cluster")
+    fitp = sub.add_parser("fit", help="train a net pair on harvested labels into nets/NAME",
+                          description="Supervised training (cross-entropy on the five outputs, shuffled "
+                                      "epochs, held-out early stop) of a copy of --net on the positions of "
+                                      "one or more harvest directories; the contact net may be grown first "
+                                      "(--encoding contact2, --hidden H) without changing what it computes.")
+    fitp.add_argument("data", nargs="+", help="harvest directories")
+    fitp.add_argument("--net", default="default", help="the net to start from (default: default)")
+    fitp.add_argument("--name", required=True, help="name of the result in nets/")
+    fitp.add_argument("--encoding", choices=["contact", "contact2"], help="grow the contact net to this encoding")
+    fitp.add_argument("--hidden", type=int, help="grow the contact net to this many hidden units")
+    fitp.add_argument("--epochs", type=int, default=20)
+    fitp.add_argument("--lr", type=float, default=0.01)
+    fitp.add_argument("--lr-decay", type=float, default=0.9)
+    fitp.add_argument("--patience", type=int, default=3)
+    fitp.add_argument("--seed", type=int, default=1)
 
 
-@command("train", "train nets: TD self-play (td), shipping (export), pruning nets (prune), learning curves (plot)")(_setup)
+@command("train", "train nets: TD self-play (td), 2-ply labels (harvest), supervised (fit), shipping (export), "
+                  "pruning nets (prune), learning curves (plot)")(_setup)
 def _train(args: argparse.Namespace) -> int:
+    if args.train_command == "harvest":
+        return _harvest(args)
+    if args.train_command == "fit":
+        return _fit(args)
     if args.train_command == "prune":
         return _prune(args)
     if args.train_command == "plot":
@@ -156,4 +188,58 @@ def _prune(args: argparse.Namespace) -> int:
         "games": args.games, "positions": report.positions + report.held_out, "seed": args.seed,
         "best_epoch": report.best_epoch, "held_out_loss": report.held_out_loss[report.best_epoch]})
     print(f"wrote {out} ({report.positions + report.held_out} positions, best epoch {report.best_epoch})")
+    return 0
+
+
+def _harvest(args: argparse.Namespace) -> int:
+    from engine.players import PlayerSpecError
+    from nets.harvest import harvest
+    from nets.player import resolve_net_path
+
+    if args.games < 1 or args.chunk_games < 1 or not 0.0 <= args.explore <= 1.0:
+        raise UserError("--games and --chunk-games must be positive and --explore within [0, 1]")
+    try:
+        resolve_net_path(args.net)
+    except PlayerSpecError as exc:
+        raise UserError(str(exc)) from exc
+    n = harvest(f"net:{args.net}", args.out, args.games, seed=args.seed, explore=args.explore,
+                chunk_games=args.chunk_games, workers=args.workers, ray_address=args.ray,
+                progress=lambda done, total: print(f"chunks {done}/{total}", flush=True))
+    print(f"{n} labelled positions in {args.out}")
+    return 0
+
+
+def _fit(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from engine.evaluator import Evaluator
+    from engine.players import PlayerSpecError
+    from nets.distill import FitSettings, fit_pair
+    from nets.harvest import load_harvest
+    from nets.player import NETS_DIR, resolve_net_path
+
+    try:
+        start = Evaluator.load(resolve_net_path(args.net))
+    except PlayerSpecError as exc:
+        raise UserError(str(exc)) from exc
+    parts = [load_harvest(d) for d in args.data]
+    boards = np.concatenate([b for b, _ in parts])
+    labels = np.concatenate([lab for _, lab in parts])
+    if len(boards) < 100:
+        raise UserError(f"only {len(boards)} labelled positions in {', '.join(args.data)}; harvest more first")
+    settings = FitSettings(encoding=args.encoding, hidden=args.hidden, epochs=args.epochs, lr=args.lr,
+                           lr_decay=args.lr_decay, patience=args.patience, seed=args.seed)
+    result = fit_pair(start.contact, start.race, boards, labels, settings,
+                      progress=lambda role, e, tr, te: print(f"{role} epoch {e}: train {tr:.5f} held-out {te:.5f}",
+                                                             flush=True))
+    card = {"name": args.name, "training": {
+        "method": "supervised on 2-ply labels of harvested self-play candidates (fibsbot train fit)",
+        "start": args.net, "data": list(args.data), "positions": result.positions, **settings.as_dict(),
+        "fit": {role: {k: r[k] for k in ("epochs", "best_epoch", "held_out_loss")}
+                for role, r in result.reports.items()}}}
+    result.contact.save(NETS_DIR / f"{args.name}.npz", role="contact", **card)
+    if result.race is not None:
+        result.race.save(NETS_DIR / f"{args.name}.race.npz", role="race", **card)
+    print(f"wrote {NETS_DIR / args.name}.npz ({result.positions}); measure it with "
+          f"fibsbot duel --a net:{args.name} --b pubeval --games 20000 --seed 2026")
     return 0

@@ -13,7 +13,7 @@ from engine.position import Position
 from engine.selfplay_sample import sample_positions
 from strategies import random_board
 
-SIZES = {"tesauro": 196, "tesauro-turn": 198, "race": 200, "contact": 222}
+SIZES = {"tesauro": 196, "tesauro-turn": 198, "race": 200, "contact": 222, "contact2": 236}
 
 
 def contact_features(x: np.ndarray, side: int) -> dict[str, float]:

@@ -1,0 +1,198 @@
+"""Hand-made contact features that need more than one point of the board: who can
+hit whom with how many rolls, what a hit costs, and the gnubg-style extras of the
+``contact2`` encoding.  Rows are one side's checkers in its own numbering
+(index 0 = its ace point, 24 = its bar); the other side's column ``c`` is this
+side's column ``23 - c``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+EXTRA_FEATURES = ("pip_loss", "double_shots", "dance", "break_contact", "free_pips", "mobility", "timing")
+
+
+def _roll_tables():
+    """Bit index of each unordered roll, its weight of 36, and the rolls holding a die."""
+    index = np.zeros((7, 7), dtype=np.int64)
+    weight = np.zeros(21, dtype=np.int64)
+    k = 0
+    for d1 in range(1, 7):
+        for d2 in range(d1, 7):
+            index[d1, d2] = index[d2, d1] = k
+            weight[k] = 1 if d1 == d2 else 2
+            k += 1
+    holding = np.zeros(7, dtype=np.int64)
+    for d in range(1, 7):
+        for other in range(1, 7):
+            holding[d] |= 1 << index[d, other]
+    return index, weight, holding
+
+
+ROLL_INDEX, ROLL_WEIGHT, ROLLS_HOLDING = _roll_tables()
+
+
+@njit(cache=True, inline="always")
+def _open(pos, defender):
+    return pos >= 0 and defender[23 - pos] < 2
+
+
+@njit(cache=True)
+def _hitting_rolls(a, b, defender):
+    """Bit mask of the rolls that carry a checker from attacker column a to column b."""
+    dist = a - b
+    mask = 0
+    if dist <= 6:
+        mask |= ROLLS_HOLDING[dist]
+    for d1 in range(1, 7):
+        d2 = dist - d1
+        if d2 > d1 and d2 <= 6 and (_open(a - d1, defender) or _open(a - d2, defender)):
+            mask |= 1 << ROLL_INDEX[d1, d2]
+    for d in range(1, 7):
+        if dist % d == 0 and 2 <= dist // d <= 4:
+            ok = True
+            for k in range(1, dist // d):
+                if not _open(a - k * d, defender):
+                    ok = False
+                    break
+            if ok:
+                mask |= 1 << ROLL_INDEX[d, d]
+    return mask
+
+
+@njit(cache=True)
+def count_shots(attacker, defender):
+    """Rolls of 36 with which ``attacker`` (on roll) hits at least one blot of ``defender``.
+
+    Exact for single dice, combinations through open points and doubles; a checker on
+    the bar only hits from the bar.
+    """
+    mask = 0
+    from_bar_only = attacker[24] > 0
+    for c in range(24):
+        if defender[c] != 1:
+            continue
+        b = 23 - c  # the blot's column in the attacker's numbering
+        for a in range(24, b, -1):
+            if attacker[a] == 0 or (from_bar_only and a != 24) or a - b > 24:
+                continue
+            mask |= _hitting_rolls(a, b, defender)
+    hits = 0
+    for k in range(21):
+        if mask & (1 << k):
+            hits += ROLL_WEIGHT[k]
+    return hits
+
+
+@njit(cache=True)
+def _blot_masks(attacker, defender, masks):
+    """Roll mask of each blot of ``defender`` (its column in ``masks[:, 1]``); returns
+    how many blots there are."""
+    n = 0
+    from_bar_only = attacker[24] > 0
+    for c in range(24):
+        if defender[c] != 1:
+            continue
+        b = 23 - c  # the blot's column in the attacker's numbering
+        mask = 0
+        for a in range(24, b, -1):
+            if attacker[a] == 0 or (from_bar_only and a != 24) or a - b > 24:
+                continue
+            mask |= _hitting_rolls(a, b, defender)
+        masks[n, 0] = mask
+        masks[n, 1] = c
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def hit_stats(attacker, defender):
+    """(rolls hitting at least one blot, expected pips the defender loses to the
+    farthest-advanced blot a roll can hit, rolls able to hit two blots), rolls of 36."""
+    masks = np.zeros((15, 2), np.int64)
+    n = _blot_masks(attacker, defender, masks)
+    shots = 0
+    doubles = 0
+    pips = 0
+    for k in range(21):
+        bit = 1 << k
+        hit = 0
+        worst = 0
+        for i in range(n):
+            if masks[i, 0] & bit:
+                hit += 1
+                worst = max(worst, masks[i, 1] + 1)
+        if hit:
+            shots += ROLL_WEIGHT[k]
+            pips += ROLL_WEIGHT[k] * worst
+        if hit >= 2:
+            doubles += ROLL_WEIGHT[k]
+    return shots, pips / 36.0, doubles
+
+
+@njit(cache=True)
+def count_shots(attacker, defender):
+    """Rolls of 36 with which ``attacker`` (on roll) hits at least one blot of ``defender``.
+
+    Exact for single dice, combinations through open points and doubles; a checker on
+    the bar only hits from the bar.
+    """
+    mask = 0
+    from_bar_only = attacker[24] > 0
+    for c in range(24):
+        if defender[c] != 1:
+            continue
+        b = 23 - c
+        for a in range(24, b, -1):
+            if attacker[a] == 0 or (from_bar_only and a != 24) or a - b > 24:
+                continue
+            mask |= _hitting_rolls(a, b, defender)
+    hits = 0
+    for k in range(21):
+        if mask & (1 << k):
+            hits += ROLL_WEIGHT[k]
+    return hits
+
+
+@njit(cache=True)
+def extra_features(me, them, shots_pips, shots_double, out, k):
+    """The ``EXTRA_FEATURES`` of side ``me`` into ``out[k:k + 7]``; the hit figures
+    are ``me`` attacking ``them``."""
+    out[k] = shots_pips / 24.0
+    out[k + 1] = shots_double / 36.0
+    closed = 0
+    for i in range(6):
+        if them[i] >= 2:
+            closed += 1
+    out[k + 2] = (closed / 6.0) ** 2  # the chance a checker of ours on the bar stays there
+    their_rear = -1
+    for i in range(24, -1, -1):
+        if them[i] > 0:
+            their_rear = i
+            break
+    front = 23 - their_rear  # their rearmost checker in our numbering (-1: their bar)
+    behind = 0
+    free = 0
+    for i in range(25):
+        if me[i] == 0:
+            continue
+        if i > front:
+            behind += me[i] * (i - front)
+        else:
+            free += me[i] * (i + 1)
+    out[k + 3] = min(behind, 167) / 167.0
+    out[k + 4] = free / 167.0
+    mobile = 0
+    for p in range(25):
+        if me[p] == 0:
+            continue
+        for d in range(1, 7):
+            land = p - d
+            if land >= 0 and them[23 - land] < 2:
+                mobile += me[p]
+    out[k + 5] = mobile / 90.0
+    timing = 0
+    for i in range(6, 25):
+        timing += me[i] * (i - 5)
+    out[k + 6] = min(timing, 100) / 100.0

@@ -1,0 +1,77 @@
+"""Harvested 2-ply candidates, growing a net, and fitting a pair on harvested labels."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine.agent import Agent, load_agent
+from engine.net import Net, NetError
+from engine.search import evaluate_at
+from nets.distill import FitSettings, fit_pair
+from nets.expand import grow, input_map
+from nets.harvest import chunk_path, harvest, harvest_games, load_harvest
+from nets.labels import selfplay_positions
+
+
+@pytest.fixture(scope="module")
+def agent() -> Agent:
+    # the shipped net: a random one plays games of hundreds of turns
+    return load_agent("net:default", ply=0)
+
+
+@pytest.mark.parametrize("ply", [1, 2])
+def test_every_harvested_label_is_the_search_value_of_its_board(agent, ply):
+    boards, labels = harvest_games(agent, 1, seed=4, ply=ply)
+    assert len(boards) > 20
+    assert ((labels >= 0) & (labels <= 1)).all()
+    out = np.zeros(5, np.float32)
+    for i in np.linspace(0, len(boards) - 1, 12).astype(int):
+        evaluate_at(agent.ctx, boards[i], ply, agent._buf2.args(), agent._buf1.args(), out)
+        assert out == pytest.approx(labels[i], abs=1e-6)
+
+
+def test_harvest_writes_chunks_resumes_and_matches_one_process(tmp_path, monkeypatch, agent):
+    import nets.labels
+
+    monkeypatch.setitem(nets.labels._agents, "net:default", agent)
+    n = harvest("net:default", tmp_path, 3, seed=6, ply=1, chunk_games=2)
+    assert sorted(p.name for p in tmp_path.glob("chunk-*")) == [chunk_path(tmp_path, 0).name,
+                                                                chunk_path(tmp_path, 2).name]
+    boards, labels = load_harvest(tmp_path)
+    direct_boards, direct_labels = harvest_games(agent, 3, seed=6, ply=1)
+    assert n == len(boards) and np.array_equal(boards, direct_boards) and np.array_equal(labels, direct_labels)
+    first = chunk_path(tmp_path, 0).stat().st_mtime_ns
+    harvest("net:default", tmp_path, 3, seed=6, ply=1, chunk_games=2)  # nothing left to do
+    assert chunk_path(tmp_path, 0).stat().st_mtime_ns == first
+
+
+def test_growing_a_net_keeps_its_outputs(agent):
+    net = Net.create("gnubg5", "contact", 10, seed=7, scale=0.5)
+    grown = grow(net, "contact2", 16)
+    boards = selfplay_positions(agent, 3, seed=2)
+    boards = boards[np.array([b[:, 6:].any() for b in boards])]
+    assert grown.W1.shape == (236, 16) and grown.encoding == "contact2"
+    assert np.abs(grown.probabilities(boards) - net.probabilities(boards)).max() < 1e-6
+    assert grown.card["grown_from"]["hidden"] == 10
+
+
+def test_growing_refuses_what_it_cannot_keep():
+    net = Net.create("gnubg5", "contact", 10)
+    with pytest.raises(NetError, match="shrink"):
+        grow(net, hidden=5)
+    with pytest.raises(NetError, match="does not extend"):
+        input_map("contact2", "contact")
+
+
+def test_fit_pair_trains_copies_and_lowers_the_held_out_loss(agent):
+    boards, labels = harvest_games(agent, 4, seed=9, ply=1)
+    contact = Net.create("gnubg5", "contact", 12, seed=1, scale=0.3)
+    race = Net.create("gnubg5", "race", 8, seed=2, scale=0.3)
+    before = contact.W1.copy()
+    result = fit_pair(contact, race, boards, labels, FitSettings(encoding="contact2", hidden=14, epochs=3, lr=0.05))
+    assert np.array_equal(contact.W1, before)  # the start net is untouched
+    assert result.contact.encoding == "contact2" and result.contact.hidden == 14
+    report = result.reports["contact"]
+    assert min(report["held_out_loss"]) < report["held_out_loss"][0]
+    assert result.positions["contact"] + result.positions["race"] <= len(boards)
