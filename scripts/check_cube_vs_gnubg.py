@@ -316,10 +316,12 @@ def print_report(summary: dict, args, seconds: float, show: int) -> None:
 
 
 def measure(count: int, seed: int, ply: int, evaluator: Evaluator,
-            sources: dict[str, ProbabilitySource] | None = None) -> dict:
-    """Sample ``count`` positions from ``evaluator``'s self-play and compare the
-    decisions from each probability source (default: the net and gnubg-nn) with
-    gnubg's at ``ply``; another source, a deeper search say, is one more entry."""
+            sources: dict[str, ProbabilitySource] | None = None,
+            position_evaluator: Evaluator | None = None) -> dict:
+    """Sample ``count`` positions from the self-play of ``position_evaluator`` (default
+    ``evaluator``) and compare the decisions from each probability source (default:
+    the net and gnubg-nn) with gnubg's at ``ply``; another source, a deeper search
+    say, is one more entry.  A fixed ``position_evaluator`` compares nets on one set."""
     if sources is None:
         sources = {"net": net_source(evaluator)}
         try:
@@ -327,7 +329,9 @@ def measure(count: int, seed: int, ply: int, evaluator: Evaluator,
         except ImportError:
             print("check_cube_vs_gnubg: gnubg-nn missing, skipping that source", file=sys.stderr)
     first = next(iter(sources.values()))
-    cases = choose_cases(count, seed, first, sources.get("gnubg-nn"), evaluator)
+    if position_evaluator is not None:
+        first = net_source(position_evaluator)
+    cases = choose_cases(count, seed, first, sources.get("gnubg-nn"), position_evaluator or evaluator)
     return compare(cases, gnubg_hints(cases, ply), sources)
 
 
@@ -337,6 +341,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1, help="seed of the self-play games (default 1)")
     parser.add_argument("--ply", type=int, default=0, choices=range(0, 5), help="gnubg's cube evaluation ply")
     parser.add_argument("--net", default="default", help="our net (default: the shipped default)")
+    parser.add_argument("--position-net", help="net whose self-play gives the positions (default: --net), so "
+                                               "that several nets can be compared on one set")
     parser.add_argument("--our-ply", type=int, default=0, choices=(0, 1, 2),
                         help="our evaluation depth for the cube probabilities (default 0)")
     parser.add_argument("--show", type=int, default=15, help="disagreements to list (default 15)")
@@ -361,7 +367,8 @@ def main(argv: list[str] | None = None) -> int:
             sources["gnubg-nn"] = gnubg_nn_source()
         except ImportError:
             pass
-    summary = measure(args.positions, args.seed, args.ply, evaluator, sources)
+    position_evaluator = Evaluator.load(resolve_net_path(args.position_net)) if args.position_net else None
+    summary = measure(args.positions, args.seed, args.ply, evaluator, sources, position_evaluator)
     seconds = time.perf_counter() - start
     if args.json:
         print(json.dumps({"positions": args.positions, "seed": args.seed, "ply": args.ply,
