@@ -15,8 +15,8 @@ def _setup(p: argparse.ArgumentParser) -> None:
     p.add_argument("--net", default="default", help="incumbent: the promoted net of the data dir, else this net")
     p.add_argument("--label-ply", type=int, default=2, choices=[1, 2], help="search depth of the labels (default 2)")
     p.add_argument("--selfplay-games", type=int, default=200, help="fresh self-play games to label too (default 200)")
-    p.add_argument("--epochs", type=int, default=12)
-    p.add_argument("--lr", type=float, default=0.005)
+    p.add_argument("--epochs", type=int, default=60)
+    p.add_argument("--lr", type=float, default=0.1)
     p.add_argument("--gate-games", type=int, default=10000,
                    help="duplicate games against pubeval for each of incumbent and candidate (default 10000)")
     p.add_argument("--benchmark", default=None, help="benchmark set for the gate (default: the shipped set)")
@@ -38,9 +38,10 @@ def _retrain(args: argparse.Namespace) -> int:
         from nets.benchmark import SHIPPED_SET
 
         benchmark = str(SHIPPED_SET) if SHIPPED_SET.exists() else None
-    config = RetrainConfig(Path(args.data_dir) if args.data_dir else default_data_dir(), args.net, args.label_ply,
-                           args.selfplay_games, args.epochs, args.lr, args.gate_games, args.seed, args.workers,
-                           benchmark, not args.no_promote)
+    config = RetrainConfig(Path(args.data_dir) if args.data_dir else default_data_dir(), net=args.net,
+                           label_ply=args.label_ply, selfplay_games=args.selfplay_games, epochs=args.epochs,
+                           lr=args.lr, gate_games=args.gate_games, seed=args.seed, workers=args.workers,
+                           benchmark_set=benchmark, promote=not args.no_promote)
     if not config.data_dir.exists():
         raise UserError(f"no data directory {config.data_dir}: play some matches first (fibsbot arena)")
     report = retrain(config, progress=(lambda text: None) if args.json else print)
