@@ -71,6 +71,14 @@ def _setup(p: argparse.ArgumentParser) -> None:
     harvest.add_argument("--chunk-games", type=int, default=20, help="games per chunk file (default 20)")
     harvest.add_argument("--workers", type=int, default=1)
     harvest.add_argument("--ray", metavar="ADDRESS", help="run the chunks on a Ray cluster")
+    measure = sub.add_parser("measure", help="duel nets/NAME against pubeval and write the result into its card",
+                             description="Duel net:NAME at 0-ply against pubeval with duplicate dice and "
+                                         "record the measured strength (with the command) in NAME.json and "
+                                         "NAME.race.json; the weights are not touched.")
+    measure.add_argument("name", help="a net in nets/")
+    measure.add_argument("--games", type=int, default=20_000, help="duel games vs pubeval (default 20000)")
+    measure.add_argument("--seed", type=int, default=2026)
+    measure.add_argument("--workers", type=int, default=1)
     fitp = sub.add_parser("fit", help="train a net pair on harvested labels into nets/NAME",
                           description="Supervised training (cross-entropy on the five outputs, shuffled "
                                       "epochs, held-out early stop) of a copy of --net on the positions of "
@@ -95,6 +103,8 @@ def _train(args: argparse.Namespace) -> int:
         return _harvest(args)
     if args.train_command == "fit":
         return _fit(args)
+    if args.train_command == "measure":
+        return _measure(args)
     if args.train_command == "prune":
         return _prune(args)
     if args.train_command == "plot":
@@ -155,13 +165,40 @@ def _export(args: argparse.Namespace) -> int:
     if race is not None:
         race.save(staging / "candidate.race.npz")
     result = run_duel(f"net:{staging / 'candidate.npz'}", "pubeval", args.games, args.seed, args.workers)
-    strength = {"opponent": "pubeval", "ply": 0, "games": result.games, "ppg": round(result.ppg, 4),
-                "stderr": round(result.stderr, 4), "win_rate": round(result.win_rate, 4),
-                "seed": args.seed, "duplicate_dice": True,
-                "command": f"fibsbot duel --a net:{args.name} --b pubeval --games {args.games} --seed {args.seed}"}
+    strength = _strength(result, args)
     contact.save(NETS_DIR / f"{args.name}.npz", name=args.name, role="contact", strength=strength)
     if race is not None:
         race.save(NETS_DIR / f"{args.name}.race.npz", name=args.name, role="race", strength=strength)
+    print(result.summary())
+    print(json.dumps(strength))
+    return 0
+
+
+def _strength(result, args: argparse.Namespace) -> dict:
+    return {"opponent": "pubeval", "ply": 0, "games": result.games, "ppg": round(result.ppg, 4),
+            "stderr": round(result.stderr, 4), "win_rate": round(result.win_rate, 4),
+            "seed": args.seed, "duplicate_dice": True,
+            "command": f"fibsbot duel --a net:{args.name} --b pubeval --games {args.games} --seed {args.seed}"}
+
+
+def _measure(args: argparse.Namespace) -> int:
+    import json
+
+    from engine.duel import run_duel
+    from engine.net import Net
+    from engine.players import PlayerSpecError
+    from nets.player import resolve_net_path
+
+    try:
+        path = resolve_net_path(args.name)
+    except PlayerSpecError as exc:
+        raise UserError(str(exc)) from exc
+    result = run_duel(f"net:{args.name}", "pubeval", args.games, args.seed, args.workers)
+    strength = _strength(result, args)
+    for file in (path, path.with_name(path.stem + ".race.npz")):
+        if file.exists():
+            net = Net.load(file)
+            net.save(file, strength=strength)
     print(result.summary())
     print(json.dumps(strength))
     return 0

@@ -75,3 +75,36 @@ def test_fit_pair_trains_copies_and_lowers_the_held_out_loss(agent):
     report = result.reports["contact"]
     assert min(report["held_out_loss"]) < report["held_out_loss"][0]
     assert result.positions["contact"] + result.positions["race"] <= len(boards)
+
+
+def test_harvest_fit_and_measure_commands(tmp_path, capsys, monkeypatch):
+    """The loop from the command line on tiny nets: harvest labels, fit a grown copy,
+    record its strength in its card."""
+    from fibsbot.cli import main
+
+    start = tmp_path / "tiny.npz"
+    Net.create("gnubg5", "contact", 6, seed=1, scale=0.3).save(start)
+    Net.create("gnubg5", "race", 4, seed=2, scale=0.3).save(tmp_path / "tiny.race.npz")
+    monkeypatch.setattr("nets.player.NETS_DIR", tmp_path)
+    monkeypatch.setattr("fibsbot.cli_train.NETS_DIR", tmp_path, raising=False)
+    data = tmp_path / "harvest"
+    assert main(["train", "harvest", "--net", "tiny", "--out", str(data), "--games", "2", "--chunk-games", "1"]) == 0
+    assert "labelled positions" in capsys.readouterr().out
+    assert len(list(data.glob("chunk-*.npz"))) == 2
+    assert main(["train", "fit", str(data), "--net", "tiny", "--name", "fitted", "--encoding", "contact2",
+                 "--hidden", "8", "--epochs", "2"]) == 0
+    fitted = Net.load(tmp_path / "fitted.npz")
+    assert fitted.encoding == "contact2" and fitted.hidden == 8
+    assert fitted.card["training"]["start"] == "tiny" and "strength" not in fitted.card
+    assert main(["train", "measure", "fitted", "--games", "20", "--seed", "3"]) == 0
+    for path in (tmp_path / "fitted.npz", tmp_path / "fitted.race.npz"):
+        card = Net.load(path).card
+        assert card["strength"]["games"] == 20 and card["strength"]["opponent"] == "pubeval"
+    assert np.array_equal(Net.load(tmp_path / "fitted.npz").W1, fitted.W1)
+
+
+def test_fit_command_refuses_too_little_data(tmp_path, capsys):
+    from fibsbot.cli import main
+
+    assert main(["train", "fit", str(tmp_path / "empty"), "--name", "x"]) == 2
+    assert "harvest more first" in capsys.readouterr().err
