@@ -252,7 +252,7 @@ def _fit(args: argparse.Namespace) -> int:
     from engine.evaluator import Evaluator
     from engine.players import PlayerSpecError
     from nets.distill import FitSettings, fit_pair
-    from nets.harvest import load_harvest
+    from nets.harvest import harvest_extent, load_harvest
     from nets.player import NETS_DIR, resolve_net_path
 
     try:
@@ -271,7 +271,8 @@ def _fit(args: argparse.Namespace) -> int:
                                                              flush=True))
     card = {"name": args.name, "training": {
         "method": "supervised on 2-ply labels of harvested self-play candidates (fibsbot train fit)",
-        "start": args.net, "data": list(args.data), "positions": result.positions, **settings.as_dict(),
+        "start": args.net, "data": [harvest_extent(d) for d in args.data], "positions": result.positions,
+        **settings.as_dict(),
         "fit": {role: {k: r[k] for k in ("epochs", "best_epoch", "held_out_loss")}
                 for role, r in result.reports.items()}}}
     result.contact.save(NETS_DIR / f"{args.name}.npz", role="contact", **card)

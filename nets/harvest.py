@@ -140,3 +140,15 @@ def load_harvest(out_dir: str | Path) -> tuple[np.ndarray, np.ndarray]:
             boards.append(data["boards"])
             labels.append(data["labels"])
     return np.concatenate(boards), np.concatenate(labels)
+
+
+def harvest_extent(out_dir: str | Path) -> dict:
+    """What a harvest directory holds: its chunk count and the games they cover."""
+    games = []
+    for path in sorted(Path(out_dir).glob("chunk-*[0-9].npz")):
+        with np.load(path) as data:
+            first, count = (int(v) for v in data["games"])
+        games.extend(range(first, first + count))
+    contiguous = bool(games) and games == list(range(games[0], games[0] + len(games)))
+    return {"dir": str(out_dir), "games": len(games),
+            "range": [games[0], games[-1] + 1] if contiguous else None}

@@ -96,6 +96,7 @@ def test_harvest_fit_and_measure_commands(tmp_path, capsys, monkeypatch):
     fitted = Net.load(tmp_path / "fitted.npz")
     assert fitted.encoding == "contact2" and fitted.hidden == 8
     assert fitted.card["training"]["start"] == "tiny" and "strength" not in fitted.card
+    assert fitted.card["training"]["data"] == [{"dir": str(data), "games": 2, "range": [0, 2]}]
     assert main(["train", "measure", "fitted", "--games", "20", "--seed", "3"]) == 0
     for path in (tmp_path / "fitted.npz", tmp_path / "fitted.race.npz"):
         card = Net.load(path).card
