@@ -15,8 +15,8 @@ def _setup(p: argparse.ArgumentParser) -> None:
     p.add_argument("--net", default="default", help="incumbent: the promoted net of the data dir, else this net")
     p.add_argument("--label-ply", type=int, default=2, choices=[1, 2], help="search depth of the labels (default 2)")
     p.add_argument("--selfplay-games", type=int, default=200, help="fresh self-play games to label too (default 200)")
-    p.add_argument("--epochs", type=int, default=60)
-    p.add_argument("--lr", type=float, default=0.1)
+    p.add_argument("--epochs", type=int, default=12)
+    p.add_argument("--lr", type=float, default=0.005)
     p.add_argument("--gate-games", type=int, default=10000,
                    help="duplicate games against pubeval for each of incumbent and candidate (default 10000)")
     p.add_argument("--benchmark", default=None, help="benchmark set for the gate (default: the shipped set)")
