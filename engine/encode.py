@@ -37,7 +37,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engine.features import EXTRA_FEATURES, count_shots, extra_features, hit_stats  # noqa: F401 (re-export)
+from engine.features import EXTRA_FEATURES, count_shots, extra_features, hit_stats, rearmost  # noqa: F401 (re-export)
 
 TESAURO, TESAURO_TURN, RACE, CONTACT, CONTACT2 = 0, 1, 2, 3, 4
 ENCODINGS = {"tesauro": TESAURO, "tesauro-turn": TESAURO_TURN, "race": RACE, "contact": CONTACT,
@@ -107,14 +107,6 @@ def _race(board, out):
     out[199] = wasted / 15.0
 
 
-@njit(cache=True, inline="always")
-def _rearmost(row):
-    for i in range(24, -1, -1):
-        if row[i] > 0:
-            return i
-    return -1
-
-
 @njit(cache=True)
 def _contact_side(me, them, out, base, extra):
     for p in range(25):
@@ -161,7 +153,7 @@ def _contact_side(me, them, out, base, extra):
     else:
         shots = count_shots(me, them)
     out[k + 7] = shots / 36.0
-    rear = _rearmost(me)
+    rear = rearmost(me)
     escapes = 0
     contain = 0
     if rear >= 0:

@@ -62,6 +62,20 @@ def _hitting_rolls(a, b, defender):
 
 
 @njit(cache=True)
+def _blot_mask(attacker, defender, c):
+    """Bit mask of the rolls with which ``attacker`` (on roll) reaches the blot of
+    ``defender`` on its column ``c``; a checker on the bar only hits from the bar."""
+    b = 23 - c  # the blot's column in the attacker's numbering
+    from_bar_only = attacker[24] > 0
+    mask = 0
+    for a in range(24, b, -1):
+        if attacker[a] == 0 or (from_bar_only and a != 24) or a - b > 24:
+            continue
+        mask |= _hitting_rolls(a, b, defender)
+    return mask
+
+
+@njit(cache=True)
 def count_shots(attacker, defender):
     """Rolls of 36 with which ``attacker`` (on roll) hits at least one blot of ``defender``.
 
@@ -69,15 +83,9 @@ def count_shots(attacker, defender):
     the bar only hits from the bar.
     """
     mask = 0
-    from_bar_only = attacker[24] > 0
     for c in range(24):
-        if defender[c] != 1:
-            continue
-        b = 23 - c  # the blot's column in the attacker's numbering
-        for a in range(24, b, -1):
-            if attacker[a] == 0 or (from_bar_only and a != 24) or a - b > 24:
-                continue
-            mask |= _hitting_rolls(a, b, defender)
+        if defender[c] == 1:
+            mask |= _blot_mask(attacker, defender, c)
     hits = 0
     for k in range(21):
         if mask & (1 << k):
@@ -86,32 +94,17 @@ def count_shots(attacker, defender):
 
 
 @njit(cache=True)
-def _blot_masks(attacker, defender, masks):
-    """Roll mask of each blot of ``defender`` (its column in ``masks[:, 1]``); returns
-    how many blots there are."""
-    n = 0
-    from_bar_only = attacker[24] > 0
-    for c in range(24):
-        if defender[c] != 1:
-            continue
-        b = 23 - c  # the blot's column in the attacker's numbering
-        mask = 0
-        for a in range(24, b, -1):
-            if attacker[a] == 0 or (from_bar_only and a != 24) or a - b > 24:
-                continue
-            mask |= _hitting_rolls(a, b, defender)
-        masks[n, 0] = mask
-        masks[n, 1] = c
-        n += 1
-    return n
-
-
-@njit(cache=True)
 def hit_stats(attacker, defender):
     """(rolls hitting at least one blot, expected pips the defender loses to the
     farthest-advanced blot a roll can hit, rolls able to hit two blots), rolls of 36."""
-    masks = np.zeros((15, 2), np.int64)
-    n = _blot_masks(attacker, defender, masks)
+    masks = np.zeros(15, np.int64)
+    pips_of = np.zeros(15, np.int64)  # a blot's point number: what being hit costs it
+    n = 0
+    for c in range(24):
+        if defender[c] == 1:
+            masks[n] = _blot_mask(attacker, defender, c)
+            pips_of[n] = c + 1
+            n += 1
     shots = 0
     doubles = 0
     pips = 0
@@ -120,9 +113,9 @@ def hit_stats(attacker, defender):
         hit = 0
         worst = 0
         for i in range(n):
-            if masks[i, 0] & bit:
+            if masks[i] & bit:
                 hit += 1
-                worst = max(worst, masks[i, 1] + 1)
+                worst = max(worst, pips_of[i])
         if hit:
             shots += ROLL_WEIGHT[k]
             pips += ROLL_WEIGHT[k] * worst
@@ -131,28 +124,13 @@ def hit_stats(attacker, defender):
     return shots, pips / 36.0, doubles
 
 
-@njit(cache=True)
-def count_shots(attacker, defender):
-    """Rolls of 36 with which ``attacker`` (on roll) hits at least one blot of ``defender``.
-
-    Exact for single dice, combinations through open points and doubles; a checker on
-    the bar only hits from the bar.
-    """
-    mask = 0
-    from_bar_only = attacker[24] > 0
-    for c in range(24):
-        if defender[c] != 1:
-            continue
-        b = 23 - c
-        for a in range(24, b, -1):
-            if attacker[a] == 0 or (from_bar_only and a != 24) or a - b > 24:
-                continue
-            mask |= _hitting_rolls(a, b, defender)
-    hits = 0
-    for k in range(21):
-        if mask & (1 << k):
-            hits += ROLL_WEIGHT[k]
-    return hits
+@njit(cache=True, inline="always")
+def rearmost(row):
+    """Column of a side's rearmost checker (24 = the bar), -1 when it has none left."""
+    for i in range(24, -1, -1):
+        if row[i] > 0:
+            return i
+    return -1
 
 
 @njit(cache=True)
@@ -166,12 +144,7 @@ def extra_features(me, them, shots_pips, shots_double, out, k):
         if them[i] >= 2:
             closed += 1
     out[k + 2] = (closed / 6.0) ** 2  # the chance a checker of ours on the bar stays there
-    their_rear = -1
-    for i in range(24, -1, -1):
-        if them[i] > 0:
-            their_rear = i
-            break
-    front = 23 - their_rear  # their rearmost checker in our numbering (-1: their bar)
+    front = 23 - rearmost(them)  # their rearmost checker in our numbering (-1: their bar)
     behind = 0
     free = 0
     for i in range(25):

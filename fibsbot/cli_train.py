@@ -19,6 +19,24 @@ def _schedule(text: str) -> list:
     return out
 
 
+def _duel_options(p: argparse.ArgumentParser) -> None:
+    """The strength duel against pubeval that export and measure record in a card."""
+    p.add_argument("--games", type=int, default=20_000, help="duel games vs pubeval (default 20000)")
+    p.add_argument("--seed", type=int, default=2026)
+    p.add_argument("--workers", type=int, default=1)
+
+
+def _net_path(name: str):
+    """The weights file of a net name or path, or a clear error."""
+    from engine.players import PlayerSpecError
+    from nets.player import resolve_net_path
+
+    try:
+        return resolve_net_path(name)
+    except PlayerSpecError as exc:
+        raise UserError(str(exc)) from exc
+
+
 def _setup(p: argparse.ArgumentParser) -> None:
     sub = p.add_subparsers(dest="train_command", metavar="KIND", required=True)
     td = sub.add_parser("td", help="TD(lambda) self-play training into a run directory (resumable)",
@@ -46,9 +64,7 @@ def _setup(p: argparse.ArgumentParser) -> None:
                                         "strength in the model card.")
     export.add_argument("run_dir", help="a training run directory")
     export.add_argument("--name", required=True, help="name in nets/ (e.g. default, benchmark1)")
-    export.add_argument("--games", type=int, default=20_000, help="duel games vs pubeval (default 20000)")
-    export.add_argument("--seed", type=int, default=2026)
-    export.add_argument("--workers", type=int, default=1)
+    _duel_options(export)
     plot = sub.add_parser("plot", help="draw a run's progress.csv as a PNG learning curve")
     plot.add_argument("csv", help="progress.csv of a training run")
     plot.add_argument("--out", help="PNG path (default: beside the CSV)")
@@ -76,9 +92,7 @@ def _setup(p: argparse.ArgumentParser) -> None:
                                          "record the measured strength (with the command) in NAME.json and "
                                          "NAME.race.json; the weights are not touched.")
     measure.add_argument("name", help="a net in nets/")
-    measure.add_argument("--games", type=int, default=20_000, help="duel games vs pubeval (default 20000)")
-    measure.add_argument("--seed", type=int, default=2026)
-    measure.add_argument("--workers", type=int, default=1)
+    _duel_options(measure)
     fitp = sub.add_parser("fit", help="train a net pair on harvested labels into nets/NAME",
                           description="Supervised training (cross-entropy on the five outputs, shuffled "
                                       "epochs, held-out early stop) of a copy of --net on the positions of "
@@ -186,13 +200,7 @@ def _measure(args: argparse.Namespace) -> int:
 
     from engine.duel import run_duel
     from engine.net import Net
-    from engine.players import PlayerSpecError
-    from nets.player import resolve_net_path
-
-    try:
-        path = resolve_net_path(args.name)
-    except PlayerSpecError as exc:
-        raise UserError(str(exc)) from exc
+    path = _net_path(args.name)
     result = run_duel(f"net:{args.name}", "pubeval", args.games, args.seed, args.workers)
     strength = _strength(result, args)
     for file in (path, path.with_name(path.stem + ".race.npz")):
@@ -207,14 +215,9 @@ def _measure(args: argparse.Namespace) -> int:
 def _prune(args: argparse.Namespace) -> int:
     from engine.agent import Agent
     from engine.evaluator import Evaluator
-    from engine.players import PlayerSpecError
-    from nets.player import resolve_net_path
     from nets.pruning import train_pruning_net
 
-    try:
-        path = resolve_net_path(args.net)
-    except PlayerSpecError as exc:
-        raise UserError(str(exc)) from exc
+    path = _net_path(args.net)
     evaluator = Evaluator.load(path)
     agent = Agent(evaluator, ply=0, prune=False)
     net, report = train_pruning_net(agent, args.games, args.hidden, seed=args.seed,
@@ -229,16 +232,11 @@ def _prune(args: argparse.Namespace) -> int:
 
 
 def _harvest(args: argparse.Namespace) -> int:
-    from engine.players import PlayerSpecError
     from nets.harvest import harvest
-    from nets.player import resolve_net_path
 
     if args.games < 1 or args.chunk_games < 1 or not 0.0 <= args.explore <= 1.0:
         raise UserError("--games and --chunk-games must be positive and --explore within [0, 1]")
-    try:
-        resolve_net_path(args.net)
-    except PlayerSpecError as exc:
-        raise UserError(str(exc)) from exc
+    _net_path(args.net)
     n = harvest(f"net:{args.net}", args.out, args.games, seed=args.seed, explore=args.explore,
                 chunk_games=args.chunk_games, workers=args.workers, ray_address=args.ray,
                 progress=lambda done, total: print(f"chunks {done}/{total}", flush=True))
@@ -250,15 +248,11 @@ def _fit(args: argparse.Namespace) -> int:
     import numpy as np
 
     from engine.evaluator import Evaluator
-    from engine.players import PlayerSpecError
     from nets.distill import FitSettings, fit_pair
     from nets.harvest import harvest_extent, load_harvest
-    from nets.player import NETS_DIR, resolve_net_path
+    from nets.player import NETS_DIR
 
-    try:
-        start = Evaluator.load(resolve_net_path(args.net))
-    except PlayerSpecError as exc:
-        raise UserError(str(exc)) from exc
+    start = Evaluator.load(_net_path(args.net))
     parts = [load_harvest(d) for d in args.data]
     boards = np.concatenate([b for b, _ in parts])
     labels = np.concatenate([lab for _, lab in parts])

@@ -23,11 +23,12 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from engine.dice import game_seed, opening_roll, roll, splitmix64
-from engine.game import initial_board
+from engine.dice import game_seed, opening_roll, roll
+from engine.game import flip_into, initial_board
 from engine.moves import MoveBuffers, generate_moves
 from engine.parallel import map_chunks
 from engine.search import invert_probs, rank_candidates
+from nets.labels import random_move
 
 MAX_TURNS = 500
 
@@ -36,16 +37,12 @@ MAX_TURNS = 500
 def _harvest(ctx, seed, first_game, n_games, explore, ply, filters, weights, root, buf2, buf1, equities, probs,
              plies, out_boards, out_probs):
     boards, steps, tk, ts, st, stack = root
-    board = np.empty((2, 25), np.int8)
     label = np.empty(5, np.float32)
     count = 0
     limit = out_boards.shape[0]
     for g in range(first_game, first_game + n_games):
         s = game_seed(seed, g)
-        start = initial_board()
-        for side in range(2):
-            for k in range(25):
-                board[side, k] = start[side, k]
+        board = initial_board()
         d0, d1 = opening_roll(s)
         for turn in range(MAX_TURNS):
             if turn > 0:
@@ -57,22 +54,18 @@ def _harvest(ctx, seed, first_game, n_games, explore, ply, filters, weights, roo
                 for i in range(n):
                     if plies[i] != ply or count >= limit:
                         continue
-                    for k in range(25):
-                        out_boards[count, 0, k] = boards[i, 1, k]
-                        out_boards[count, 1, k] = boards[i, 0, k]
+                    flip_into(boards[i], out_boards[count])
                     invert_probs(probs[i], label)
                     for k in range(5):
                         out_probs[count, k] = label[k]
                     count += 1
-                r = splitmix64(s ^ np.uint64(turn * 7919 + 17))
-                if (r >> np.uint64(11)) * (1.0 / 9007199254740992.0) < explore:
-                    best = np.int64(splitmix64(r) % np.uint64(n))
+                explored = random_move(s, turn, n, explore)
+                if explored >= 0:
+                    best = explored
             after = boards[best]
             if after[0].sum() == 0:
                 break
-            for k in range(25):
-                board[0, k] = after[1, k]
-                board[1, k] = after[0, k]
+            flip_into(after, board)
     return count
 
 

@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit
 
 from engine.dice import game_seed, opening_roll, roll, splitmix64
-from engine.game import initial_board
+from engine.game import flip_into, initial_board
 from engine.moves import MoveBuffers, generate_moves
 from engine.parallel import map_chunks, parallelism, split_range
 from engine.search import evaluate_at, rank_candidates
@@ -24,18 +24,24 @@ MAX_TURNS = 500
 
 
 @njit(cache=True)
+def random_move(game_seed_value, turn, n, explore):
+    """Index of a random one of ``n`` moves in a share ``explore`` of the turns (the
+    same turns for the same game), else -1."""
+    r = splitmix64(game_seed_value ^ np.uint64(turn * 7919 + 17))
+    if (r >> np.uint64(11)) * (1.0 / 9007199254740992.0) < explore:
+        return np.int64(splitmix64(r) % np.uint64(n))
+    return np.int64(-1)
+
+
+@njit(cache=True)
 def _selfplay(ctx, seed, first_game, n_games, explore, filters, weights, root, buf2, buf1, equities, probs,
               plies, out):
     boards, steps, tk, ts, st, stack = root
-    board = np.empty((2, 25), np.int8)
     count = 0
     limit = out.shape[0]
     for g in range(first_game, first_game + n_games):
         s = game_seed(seed, g)
-        start = initial_board()
-        for side in range(2):
-            for k in range(25):
-                board[side, k] = start[side, k]
+        board = initial_board()
         d0, d1 = opening_roll(s)
         for turn in range(MAX_TURNS):
             if turn > 0:
@@ -46,17 +52,13 @@ def _selfplay(ctx, seed, first_game, n_games, explore, filters, weights, root, b
             n = generate_moves(board, d0, d1, boards, steps, tk, ts, st, stack)
             best = 0
             if n > 1:
-                r = splitmix64(s ^ np.uint64(turn * 7919 + 17))
-                if (r >> np.uint64(11)) * (1.0 / 9007199254740992.0) < explore:
-                    best = np.int64(splitmix64(r) % np.uint64(n))
-                else:
+                best = random_move(s, turn, n, explore)
+                if best < 0:
                     best = rank_candidates(ctx, boards, n, 0, filters, weights, buf2, buf1, equities, probs, plies)
             after = boards[best]
             if after[0].sum() == 0:
                 break
-            for k in range(25):
-                board[0, k] = after[1, k]
-                board[1, k] = after[0, k]
+            flip_into(after, board)
         if count >= limit:
             break
     return count
