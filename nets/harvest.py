@@ -98,7 +98,7 @@ def _harvest_chunk(spec: str, out_dir: str, seed: int, explore: float, first_gam
     boards, labels = harvest_games(_agent(spec), games, seed, explore, first_game, ply)
     path = chunk_path(Path(out_dir), first_game)
     tmp = path.with_suffix(".tmp.npz")
-    np.savez_compressed(tmp, boards=boards, labels=labels, games=np.array([first_game, games]))
+    np.savez_compressed(tmp, boards=boards, labels=labels, games=np.array([first_game, games]), ply=np.array(ply))
     os.replace(tmp, path)
     return len(boards)
 
@@ -137,11 +137,12 @@ def load_harvest(out_dir: str | Path) -> tuple[np.ndarray, np.ndarray]:
 
 def harvest_extent(out_dir: str | Path) -> dict:
     """What a harvest directory holds: its chunk count and the games they cover."""
-    games = []
+    games, plies = [], set()
     for path in sorted(Path(out_dir).glob("chunk-*[0-9].npz")):
         with np.load(path) as data:
             first, count = (int(v) for v in data["games"])
+            plies.add(int(data["ply"]) if "ply" in data.files else 2)  # chunks from before the option were 2-ply
         games.extend(range(first, first + count))
     contiguous = bool(games) and games == list(range(games[0], games[0] + len(games)))
     return {"dir": str(out_dir), "games": len(games),
-            "range": [games[0], games[-1] + 1] if contiguous else None}
+            "range": [games[0], games[-1] + 1] if contiguous else None, "ply": sorted(plies)}

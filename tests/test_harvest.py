@@ -88,7 +88,8 @@ def test_harvest_fit_and_measure_commands(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr("nets.player.NETS_DIR", tmp_path)
     monkeypatch.setattr("fibsbot.cli_train.NETS_DIR", tmp_path, raising=False)
     data = tmp_path / "harvest"
-    assert main(["train", "harvest", "--net", "tiny", "--out", str(data), "--games", "2", "--chunk-games", "1"]) == 0
+    assert main(["train", "harvest", "--net", "tiny", "--out", str(data), "--games", "2", "--chunk-games", "1",
+                 "--ply", "1"]) == 0
     assert "labelled positions" in capsys.readouterr().out
     assert len(list(data.glob("chunk-*.npz"))) == 2
     assert main(["train", "fit", str(data), "--net", "tiny", "--name", "fitted", "--encoding", "contact2",
@@ -96,7 +97,7 @@ def test_harvest_fit_and_measure_commands(tmp_path, capsys, monkeypatch):
     fitted = Net.load(tmp_path / "fitted.npz")
     assert fitted.encoding == "contact2" and fitted.hidden == 8
     assert fitted.card["training"]["start"] == "tiny" and "strength" not in fitted.card
-    assert fitted.card["training"]["data"] == [{"dir": str(data), "games": 2, "range": [0, 2]}]
+    assert fitted.card["training"]["data"] == [{"dir": str(data), "games": 2, "range": [0, 2], "ply": [1]}]
     assert main(["train", "measure", "fitted", "--games", "20", "--seed", "3"]) == 0
     for path in (tmp_path / "fitted.npz", tmp_path / "fitted.race.npz"):
         card = Net.load(path).card
