@@ -89,6 +89,19 @@ def _setup(p: argparse.ArgumentParser) -> None:
                          help="search and label depth (default 2; 1 is about 20x cheaper a position)")
     harvest.add_argument("--workers", type=int, default=1)
     harvest.add_argument("--ray", metavar="ADDRESS", help="run the chunks on a Ray cluster")
+    relabel = sub.add_parser("relabel", help="label a harvest's positions by cubeless rollouts (resumable)",
+                             description="Roll out each position of a harvest directory (GAMES games each, "
+                                         "truncated at the bearoff database, the net playing 0-ply) and write "
+                                         "the mean outcomes as labels in chunk files that fit reads like a "
+                                         "harvest.")
+    relabel.add_argument("src", help="a harvest directory")
+    relabel.add_argument("--out", required=True, help="directory for the chunk files")
+    relabel.add_argument("--net", default="default", help="the net that plays the rollouts (default: default)")
+    relabel.add_argument("--games", type=int, default=36, help="rollout games a position (default 36)")
+    relabel.add_argument("--positions", type=int, help="only the first N positions of the harvest")
+    relabel.add_argument("--seed", type=int, default=1)
+    relabel.add_argument("--workers", type=int, default=1)
+    relabel.add_argument("--ray", metavar="ADDRESS", help="run the chunks on a Ray cluster")
     measure = sub.add_parser("measure", help="duel nets/NAME against pubeval and write the result into its card",
                              description="Duel net:NAME at 0-ply against pubeval with duplicate dice and "
                                          "record the measured strength (with the command) in NAME.json and "
@@ -112,13 +125,15 @@ def _setup(p: argparse.ArgumentParser) -> None:
     fitp.add_argument("--seed", type=int, default=1)
 
 
-@command("train", "train nets: TD self-play (td), 2-ply labels (harvest), supervised (fit), shipping (export), "
-                  "pruning nets (prune), learning curves (plot)")(_setup)
+@command("train", "train nets: TD self-play (td), 2-ply labels (harvest), rollout labels (relabel), "
+                  "supervised (fit), shipping (export), pruning nets (prune), learning curves (plot)")(_setup)
 def _train(args: argparse.Namespace) -> int:
     if args.train_command == "harvest":
         return _harvest(args)
     if args.train_command == "fit":
         return _fit(args)
+    if args.train_command == "relabel":
+        return _relabel(args)
     if args.train_command == "measure":
         return _measure(args)
     if args.train_command == "prune":
@@ -243,6 +258,19 @@ def _harvest(args: argparse.Namespace) -> int:
                 chunk_games=args.chunk_games, workers=args.workers, ray_address=args.ray,
                 progress=lambda done, total: print(f"chunks {done}/{total}", flush=True))
     print(f"{n} labelled positions in {args.out}")
+    return 0
+
+
+def _relabel(args: argparse.Namespace) -> int:
+    from nets.relabel import relabel
+
+    if args.games < 1 or (args.positions is not None and args.positions < 1):
+        raise UserError("--games and --positions must be positive")
+    _net_path(args.net)
+    n = relabel(f"net:{args.net}", args.src, args.out, games=args.games, positions=args.positions, seed=args.seed,
+                workers=args.workers, ray_address=args.ray,
+                progress=lambda done, total: print(f"chunks {done}/{total}", flush=True))
+    print(f"{n} positions labelled by rollouts in {args.out}")
     return 0
 
 

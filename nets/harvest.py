@@ -140,9 +140,21 @@ def harvest_extent(out_dir: str | Path) -> dict:
     games, plies = [], set()
     for path in sorted(Path(out_dir).glob("chunk-*[0-9].npz")):
         with np.load(path) as data:
+            if "rollout_games" in data.files:
+                return _relabel_extent(out_dir)
             first, count = (int(v) for v in data["games"])
             plies.add(int(data["ply"]) if "ply" in data.files else 2)  # chunks from before the option were 2-ply
         games.extend(range(first, first + count))
     contiguous = bool(games) and games == list(range(games[0], games[0] + len(games)))
     return {"dir": str(out_dir), "games": len(games),
             "range": [games[0], games[-1] + 1] if contiguous else None, "ply": sorted(plies)}
+
+
+def _relabel_extent(out_dir: str | Path) -> dict:
+    """What a directory of rollout labels (``nets.relabel``) holds."""
+    positions, games = 0, set()
+    for path in sorted(Path(out_dir).glob("chunk-*[0-9].npz")):
+        with np.load(path) as data:
+            positions += int(data["positions"][1])
+            games.add(int(data["rollout_games"]))
+    return {"dir": str(out_dir), "positions": positions, "rollout_games": sorted(games)}
