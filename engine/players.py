@@ -3,7 +3,7 @@
 A player has a ``name`` and ``choose(board, d1, d2, candidates) -> index`` over
 post-move boards (mover in row 0).  Players that can run inside numba also expose
 ``kernel = (choose_function, params)`` so whole duels run without Python overhead.
-Players are built from short specs (``random``, ``pubeval``, later ``net:NAME@PLY``)
+Players are built from short specs (``random``, ``pubeval``, ``gnubg0``, ``net:NAME@PLY``)
 so that worker processes can rebuild them.
 """
 
@@ -89,9 +89,16 @@ def _random_player(arg: str) -> RandomPlayer:
     return RandomPlayer(int(arg))
 
 
+def _gnubg_player(arg: str) -> Player:
+    from engine.gnubg_player import GnubgPlayer
+
+    return GnubgPlayer()
+
+
 PLAYER_FACTORIES: dict[str, Callable[[str], Player]] = {
     "random": _random_player,
     "pubeval": lambda arg: PubevalPlayer(),
+    "gnubg0": _gnubg_player,
 }
 
 

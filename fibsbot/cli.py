@@ -28,7 +28,9 @@ class UserError(Exception):
 
 
 def _add_duel_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--a", default="pubeval", help="player A: random, pubeval, net:NAME[@PLY] (default pubeval)")
+    p.add_argument("--a", default="pubeval",
+                   help="player A: random, pubeval, gnubg0 (gnubg's 0-ply, needs gnubg-nn), net:NAME[@PLY] "
+                        "(default pubeval)")
     p.add_argument("--b", default="random", help="player B, same forms (default random)")
     p.add_argument("--games", type=int, default=2000, help="games to play, in duplicate pairs (default 2000)")
     p.add_argument("--seed", type=int, default=1, help="dice seed; the same seed replays the same dice")

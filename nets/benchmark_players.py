@@ -55,25 +55,26 @@ class GnubgBenchmarkPlayer:
     name = "gnubg0"
 
     def __init__(self) -> None:
-        try:
-            import gnubg_nn
-        except ImportError as exc:
-            raise BenchmarkError("gnubg0 needs the gnubg-nn package (pip install gnubg-nn), "
-                                 f"which is not installed: {exc}") from exc
+        from engine.gnubg_player import GnubgPlayer
         from engine.moves import MoveBuffers
+        from engine.players import PlayerSpecError
 
-        self.gnubg = gnubg_nn
+        try:
+            self.player = GnubgPlayer()
+        except PlayerSpecError as exc:
+            raise BenchmarkError(str(exc)) from exc
+        self.gnubg = self.player.gnubg
         self.buffers = MoveBuffers()
 
     def result(self, board, d1, d2):
+        from engine.gnubg_player import GnubgPlayerError
         from engine.moves import generate_moves
 
         n = generate_moves(np.ascontiguousarray(board, np.int8), d1, d2, *self.buffers.args())
-        _steps, key = self.gnubg.best_move(board[::-1].tolist(), d1, d2, b=1)
-        for i in range(n):  # gnubg's key of a result: our board with the mover in row 0
-            if self.gnubg.key_of_board(self.buffers.boards[i].tolist()) == key:
-                return self.buffers.boards[i].copy()
-        raise BenchmarkError(f"{position_id(board)} dice {d1}{d2}: gnubg's move is not among our legal results")
+        try:
+            return self.buffers.boards[self.player.choose(board, d1, d2, self.buffers.boards[:n])].copy()
+        except GnubgPlayerError as exc:
+            raise BenchmarkError(f"{position_id(board)}: {exc}") from exc
 
     def cube_probs(self, board):
         return np.asarray(self.gnubg.probabilities(board[::-1].tolist(), 0), dtype=np.float64)

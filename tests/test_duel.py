@@ -140,3 +140,33 @@ def test_duel_python_path_equals_kernel_path(monkeypatch):
 def test_a_duel_needs_a_whole_pair():
     with pytest.raises(ValueError):
         run_duel("pubeval", "random", games=1)
+
+
+def test_gnubg_duel_player_plays_gnubgs_best_move_on_the_same_dice():
+    gnubg_nn = pytest.importorskip("gnubg_nn", reason="gnubg-nn not installed")
+    player = make_player("gnubg0")
+    buffers = MoveBuffers()
+    from engine.moves import generate_moves
+    from engine.position import Position
+
+    board = Position.initial().board.copy()
+    n = generate_moves(board, 3, 1, *buffers.args())
+    best = player.choose(board, 3, 1, buffers.boards[:n])
+    assert gnubg_nn.key_of_board(buffers.boards[best].tolist()) == gnubg_nn.best_move(
+        board[::-1].tolist(), 3, 1, b=1)[1]
+    points = play_pairs("gnubg0", "pubeval", seed=5, first_pair=0, n_pairs=3)
+    assert points.shape == (3, 2) and np.all(np.abs(points) >= 1) and np.all(np.abs(points) <= 3)
+    assert np.array_equal(points, play_pairs("gnubg0", "pubeval", seed=5, first_pair=0, n_pairs=3))
+
+
+def test_gnubg_duel_player_needs_gnubg_nn(monkeypatch, capsys):
+    import sys
+
+    from engine.players import PlayerSpecError
+    from fibsbot.cli import main
+
+    monkeypatch.setitem(sys.modules, "gnubg_nn", None)
+    with pytest.raises(PlayerSpecError, match="pip install gnubg-nn"):
+        make_player("gnubg0")
+    assert main(["duel", "--a", "gnubg0", "--b", "pubeval", "--games", "2"]) == 2
+    assert "gnubg-nn" in capsys.readouterr().err
