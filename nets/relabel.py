@@ -24,30 +24,19 @@ from pathlib import Path
 import numpy as np
 
 from engine.parallel import map_chunks
-from nets.harvest import load_harvest
-
-_agents: dict = {}
-
-
-def chunk_path(out_dir: Path, first: int) -> Path:
-    return out_dir / f"chunk-{first:08d}.npz"
+from engine.rollout import rollout_position
+from nets.harvest import chunk_path, load_harvest
+from nets.labels import _agent
 
 
 def rollout_labels(agent, boards: np.ndarray, games: int, seed: int) -> np.ndarray:
     """The mean outcome of ``games`` cubeless rollout games from each board (side on
     roll in row 0, before its roll), all boards on the same dice."""
-    from engine.rollout import _play
-
-    return np.array([_play(agent, board, seed, 0, games, True).mean(axis=0) for board in boards], np.float32)
+    return np.array([rollout_position(board, games, agent=agent, seed=seed).probs for board in boards], np.float32)
 
 
 def _relabel_chunk(spec: str, boards: np.ndarray, games: int, seed: int, out_dir: str, first: int) -> int:
-    from engine.agent import load_agent
-
-    agent = _agents.get(spec)
-    if agent is None:
-        agent = _agents[spec] = load_agent(spec, ply=0)
-    labels = rollout_labels(agent, boards, games, seed)
+    labels = rollout_labels(_agent(spec), boards, games, seed)
     path = chunk_path(Path(out_dir), first)
     tmp = path.with_suffix(".tmp.npz")
     np.savez_compressed(tmp, boards=boards, labels=labels, positions=np.array([first, len(boards)]),

@@ -7,8 +7,8 @@ import pytest
 
 from engine.agent import Agent, load_agent
 from engine.rollout import rollout_position
-from nets.harvest import harvest, harvest_extent, load_harvest
-from nets.relabel import chunk_path, chunk_seed, relabel, rollout_labels
+from nets.harvest import chunk_path, harvest, harvest_extent, load_harvest
+from nets.relabel import chunk_seed, relabel, rollout_labels
 
 
 @pytest.fixture(scope="module")
@@ -19,10 +19,8 @@ def agent() -> Agent:
 @pytest.fixture()
 def harvested(tmp_path, monkeypatch, agent):
     import nets.labels
-    import nets.relabel
 
     monkeypatch.setitem(nets.labels._agents, "net:default", agent)
-    monkeypatch.setitem(nets.relabel._agents, "net:default", agent)
     src = tmp_path / "harvest"
     harvest("net:default", src, 1, seed=3, ply=1)
     return src
