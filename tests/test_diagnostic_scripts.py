@@ -1,0 +1,61 @@
+"""scripts/gap_by_class.py and scripts/rollout_bias.py on tiny inputs."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_gap_by_class_hands_exactly_one_class_to_gnubg(monkeypatch, capsys):
+    pytest.importorskip("gnubg_nn", reason="gnubg-nn not installed")
+    script = _load("gap_by_class")
+    from engine.moves import MoveBuffers, generate_moves
+    from engine.position import Phase, Position
+
+    hybrid = script.Hybrid("default", script.CLASSES["race"])
+    calls = []
+    for who in ("net", "gnubg"):
+        player = getattr(hybrid, who)
+        monkeypatch.setattr(player, "choose", lambda *a, who=who: calls.append(who) or 0, raising=False)
+    board = Position.initial().board.copy()
+    buffers = MoveBuffers()
+    n = generate_moves(board, 3, 1, *buffers.args())
+    hybrid.choose(board, 3, 1, buffers.boards[:n])
+    assert calls == ["net"] and Phase.CONTACT not in script.CLASSES["race"]
+    monkeypatch.undo()
+    monkeypatch.setattr(sys, "argv", ["gap_by_class.py", "--games", "4", "--seed", "3"])
+    assert script.main() == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[2] for line in lines] == ["contact", "crashed", "race"]
+    assert all("(4 games)" in line for line in lines)
+
+
+def test_rollout_bias_reports_each_output(tmp_path, monkeypatch, capsys):
+    from engine.agent import load_agent
+    from nets.harvest import harvest, load_harvest
+    from nets.relabel import rollout_labels
+    import nets.labels
+
+    agent = load_agent("net:default", ply=0)
+    monkeypatch.setitem(nets.labels._agents, "net:default", agent)
+    harvest("net:default", tmp_path, 1, seed=3, ply=1)
+    monkeypatch.setattr(sys, "argv", ["rollout_bias.py", str(tmp_path), "--positions", "6", "--games", "4",
+                                      "--seed", "5"])
+    assert _load("rollout_bias").main() == 0
+    out = capsys.readouterr().out
+    assert "6 contact positions" in out and out.count("win gammon") == 2
+    boards = load_harvest(tmp_path)[0]
+    assert np.isfinite(rollout_labels(agent, boards[:2], 4, 5)).all()
