@@ -14,6 +14,8 @@ def _setup(p: argparse.ArgumentParser) -> None:
                                       "default: the user's data directory")
     p.add_argument("--net", default="default", help="incumbent: the promoted net of the data dir, else this net")
     p.add_argument("--label-ply", type=int, default=2, choices=[1, 2], help="search depth of the labels (default 2)")
+    p.add_argument("--labeller", help="label with this labeller instead of the incumbent's search: "
+                                      "net:NAME@PLY, rollout:GAMES[:NAME] or bgsage@PLY (see train relabel)")
     p.add_argument("--selfplay-games", type=int, default=200, help="fresh self-play games to label too (default 200)")
     p.add_argument("--epochs", type=int, default=12)
     p.add_argument("--lr", type=float, default=0.005)
@@ -31,6 +33,7 @@ def _retrain(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
     from fibsbot.config import default_data_dir
+    from nets.labellers import LabellerError, parse_labeller
     from nets.retrain import RetrainConfig, retrain
 
     benchmark = args.benchmark
@@ -39,9 +42,14 @@ def _retrain(args: argparse.Namespace) -> int:
 
         benchmark = str(SHIPPED_SET) if SHIPPED_SET.exists() else None
     config = RetrainConfig(Path(args.data_dir) if args.data_dir else default_data_dir(), net=args.net,
-                           label_ply=args.label_ply, selfplay_games=args.selfplay_games, epochs=args.epochs,
+                           label_ply=args.label_ply, labeller=args.labeller, selfplay_games=args.selfplay_games, epochs=args.epochs,
                            lr=args.lr, gate_games=args.gate_games, seed=args.seed, workers=args.workers,
                            benchmark_set=benchmark, promote=not args.no_promote)
+    if args.labeller is not None:
+        try:
+            parse_labeller(args.labeller).require()
+        except LabellerError as exc:
+            raise UserError(str(exc)) from exc
     if not config.data_dir.exists():
         raise UserError(f"no data directory {config.data_dir}: play some matches first (fibsbot arena)")
     report = retrain(config, progress=(lambda text: None) if args.json else print)

@@ -89,18 +89,21 @@ def _setup(p: argparse.ArgumentParser) -> None:
                          help="search and label depth (default 2; 1 is about 20x cheaper a position)")
     harvest.add_argument("--workers", type=int, default=1)
     harvest.add_argument("--ray", metavar="ADDRESS", help="run the chunks on a Ray cluster")
-    relabel = sub.add_parser("relabel", help="label a harvest's positions by cubeless rollouts (resumable)",
-                             description="Roll out each position of a harvest directory (GAMES games each, "
-                                         "truncated at the bearoff database, the net playing 0-ply) and write "
-                                         "the mean outcomes as labels in chunk files that fit reads like a "
-                                         "harvest.")
+    relabel = sub.add_parser("relabel", help="label a harvest's positions with a labeller (resumable)",
+                             description="Label each position of a harvest directory with LABELLER and write "
+                                         "the labels in chunk files that fit reads like a harvest. Labellers: "
+                                         "net:NAME@PLY (our search, PLY 0-2), rollout:GAMES[:NAME] (cubeless "
+                                         "rollouts by a net's 0-ply, truncated at the bearoff database), "
+                                         "bgsage@PLY (the Open Sage engine at its PLY 1-4, where its 1 is "
+                                         "GNU Backgammon's 0-ply; pip install 'fibsbot[bgsage]').")
     relabel.add_argument("src", help="a harvest directory")
     relabel.add_argument("--out", required=True, help="directory for the chunk files")
-    relabel.add_argument("--net", default="default", help="the net that plays the rollouts (default: default)")
-    relabel.add_argument("--games", type=int, default=36, help="rollout games a position (default 36)")
+    relabel.add_argument("--labeller", default="rollout:36", help="labeller spec (default rollout:36)")
     relabel.add_argument("--positions", type=int, help="only the first N positions of the harvest")
+    relabel.add_argument("--chunk-positions", type=int, default=64, help="positions a chunk file (default 64)")
     relabel.add_argument("--seed", type=int, default=1)
-    relabel.add_argument("--workers", type=int, default=1)
+    relabel.add_argument("--workers", type=int, default=1, help="processes")
+    relabel.add_argument("--threads", type=int, default=1, help="threads inside an external engine (default 1)")
     relabel.add_argument("--ray", metavar="ADDRESS", help="run the chunks on a Ray cluster")
     measure = sub.add_parser("measure", help="duel nets/NAME against pubeval and write the result into its card",
                              description="Duel net:NAME at 0-ply against pubeval with duplicate dice and "
@@ -122,10 +125,13 @@ def _setup(p: argparse.ArgumentParser) -> None:
     fitp.add_argument("--lr", type=float, default=0.01)
     fitp.add_argument("--lr-decay", type=float, default=0.9)
     fitp.add_argument("--patience", type=int, default=3)
+    fitp.add_argument("--optimizer", choices=["sgd", "adam"], default="sgd",
+                      help="per-position SGD, or mini-batch Adam (use --lr about 0.001)")
+    fitp.add_argument("--batch", type=int, default=128, help="Adam's batch size (default 128)")
     fitp.add_argument("--seed", type=int, default=1)
 
 
-@command("train", "train nets: TD self-play (td), 2-ply labels (harvest), rollout labels (relabel), "
+@command("train", "train nets: TD self-play (td), 2-ply labels (harvest), labels by any labeller (relabel), "
                   "supervised (fit), shipping (export), pruning nets (prune), learning curves (plot)")(_setup)
 def _train(args: argparse.Namespace) -> int:
     if args.train_command == "harvest":
@@ -262,15 +268,22 @@ def _harvest(args: argparse.Namespace) -> int:
 
 
 def _relabel(args: argparse.Namespace) -> int:
+    from nets.labellers import LabellerError, NetLabeller, RolloutLabeller, parse_labeller
     from nets.relabel import relabel
 
-    if args.games < 1 or (args.positions is not None and args.positions < 1):
-        raise UserError("--games and --positions must be positive")
-    _net_path(args.net)
-    n = relabel(f"net:{args.net}", args.src, args.out, games=args.games, positions=args.positions, seed=args.seed,
-                workers=args.workers, ray_address=args.ray,
-                progress=lambda done, total: print(f"chunks {done}/{total}", flush=True))
-    print(f"{n} positions labelled by rollouts in {args.out}")
+    if args.chunk_positions < 1 or args.threads < 1 or (args.positions is not None and args.positions < 1):
+        raise UserError("--positions, --chunk-positions and --threads must be positive")
+    try:
+        labeller = parse_labeller(args.labeller, args.threads)
+        labeller.require()
+    except LabellerError as exc:
+        raise UserError(str(exc)) from exc
+    if isinstance(labeller, (NetLabeller, RolloutLabeller)):
+        _net_path(labeller.net)
+    n = relabel(labeller.spec, args.src, args.out, positions=args.positions, seed=args.seed,
+                chunk_positions=args.chunk_positions, workers=args.workers, threads=args.threads,
+                ray_address=args.ray, progress=lambda done, total: print(f"chunks {done}/{total}", flush=True))
+    print(f"{n} positions labelled by {labeller.spec} in {args.out}")
     return 0
 
 
@@ -289,7 +302,8 @@ def _fit(args: argparse.Namespace) -> int:
     if len(boards) < 100:
         raise UserError(f"only {len(boards)} labelled positions in {', '.join(args.data)}; harvest more first")
     settings = FitSettings(encoding=args.encoding, hidden=args.hidden, epochs=args.epochs, lr=args.lr,
-                           lr_decay=args.lr_decay, patience=args.patience, seed=args.seed)
+                           lr_decay=args.lr_decay, patience=args.patience, seed=args.seed,
+                           optimizer=args.optimizer, batch=args.batch)
     result = fit_pair(start.contact, start.race, boards, labels, settings,
                       progress=lambda role, e, tr, te: print(f"{role} epoch {e}: train {tr:.5f} held-out {te:.5f}",
                                                              flush=True))

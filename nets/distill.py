@@ -25,6 +25,8 @@ class FitSettings:
     patience: int = 3
     seed: int = 1
     train_race: bool = True
+    optimizer: str = "sgd"
+    batch: int = 128
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -53,6 +55,7 @@ def fit_pair(contact: Net, race: Net | None, boards: np.ndarray, labels: np.ndar
             continue
         report = fit(net, *parts[role], epochs=settings.epochs, lr=settings.lr, lr_decay=settings.lr_decay,
                      patience=settings.patience, seed=settings.seed,
+                     optimizer=settings.optimizer, batch=settings.batch,
                      progress=(lambda e, tr, te, r=role: progress(r, e, tr, te)) if progress else None)
         result.reports[role] = report.as_dict()
     return result

@@ -140,7 +140,7 @@ def harvest_extent(out_dir: str | Path) -> dict:
     games, plies = [], set()
     for path in sorted(Path(out_dir).glob("chunk-*[0-9].npz")):
         with np.load(path) as data:
-            if "rollout_games" in data.files:
+            if "labeller" in data.files or "rollout_games" in data.files:
                 return _relabel_extent(out_dir)
             first, count = (int(v) for v in data["games"])
             plies.add(int(data["ply"]) if "ply" in data.files else 2)  # chunks from before the option were 2-ply
@@ -151,10 +151,11 @@ def harvest_extent(out_dir: str | Path) -> dict:
 
 
 def _relabel_extent(out_dir: str | Path) -> dict:
-    """What a directory of rollout labels (``nets.relabel``) holds."""
-    positions, games = 0, set()
+    """What a directory of relabelled positions (``nets.relabel``) holds, and who labelled them."""
+    positions, labellers = 0, set()
     for path in sorted(Path(out_dir).glob("chunk-*[0-9].npz")):
         with np.load(path) as data:
             positions += int(data["positions"][1])
-            games.add(int(data["rollout_games"]))
-    return {"dir": str(out_dir), "positions": positions, "rollout_games": sorted(games)}
+            # chunks from before labellers were a setting were rollouts of the default net
+            labellers.add(str(data["labeller"]) if "labeller" in data.files else f"rollout:{int(data['rollout_games'])}")
+    return {"dir": str(out_dir), "positions": positions, "labeller": sorted(labellers)}

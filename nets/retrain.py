@@ -4,8 +4,9 @@
    both the 0-ply and the searched choice, with the opponent to roll: exactly the
    pairs the net ranked wrongly), optionally the decisions of logged matches, and
    fresh self-play positions so that the net does not forget the rest of the game.
-2. Label them by the incumbent's n-ply search (2-ply by default) and add them to
-   the training set kept in ``DATA/training/set.npz`` (deduplicated by position).
+2. Label them by a labeller (``nets.labellers``: the incumbent's n-ply search, 2-ply
+   by default, or rollouts, or an external engine) and add them to the training set
+   kept in ``DATA/training/set.npz`` (deduplicated by position).
 3. Train a candidate from the incumbent (supervised, ``nets.supervised.fit``).
 4. Gate: the candidate must have a lower error on the benchmark set and must not be
    worse against pubeval beyond the error bar; then it is promoted atomically into
@@ -27,6 +28,7 @@ from engine.evaluator import Evaluator
 from engine.ids import board_from_position_id, position_key
 from engine.moves import apply_steps
 from engine.notation import parse_gnubg
+from nets.labellers import parse_labeller
 from nets.labels import label_parallel, selfplay_positions
 from nets.store import NetStore
 from nets.supervised import fit, split_by_net
@@ -37,6 +39,7 @@ class RetrainConfig:
     data_dir: Path
     net: str = "default"
     label_ply: int = 2
+    labeller: str | None = None  # a labeller spec; None: the incumbent's search at label_ply
     selfplay_games: int = 200
     # small and cautious: on the 23k positions of 200 arena matches, lr 0.1 (which
     # suits 100k+ harvested positions) fitted the held-out labels better but lost on
@@ -159,12 +162,20 @@ def measure(agent: Agent, benchmark_set: str | None, games: int, seed: int) -> d
     return figures
 
 
+def _label(labeller: str, spec: str, boards: np.ndarray, config: RetrainConfig) -> np.ndarray:
+    if config.labeller is None:  # the incumbent's own search, over processes
+        return label_parallel(spec, boards, config.label_ply, config.workers)
+    return parse_labeller(config.labeller, threads=config.workers).label(boards, seed=config.seed)
+
+
 def retrain(config: RetrainConfig, progress=print) -> RetrainReport:
     from fibsbot.records.queue import TrainingQueue
 
     start = time.perf_counter()
     report = RetrainReport()
     spec, store = incumbent_spec(config)
+    if config.labeller is not None:
+        parse_labeller(config.labeller).require()  # fail before any work
     incumbent = load_agent(spec, ply=0)
     queue_path = config.data_dir / "queue.sqlite"
     rows = []
@@ -176,10 +187,11 @@ def retrain(config: RetrainConfig, progress=print) -> RetrainReport:
     boards += list(selfplay_positions(incumbent, config.selfplay_games, seed=config.seed))
     training = TrainingSet(config.data_dir / "training" / "set.npz")
     fresh = training.unseen(boards)
-    progress(f"labelling {len(fresh)} new positions at {config.label_ply}-ply "
+    labeller = config.labeller or f"{spec}@{config.label_ply}"
+    progress(f"labelling {len(fresh)} new positions by {labeller} "
              f"({len(rows)} queued decisions, {config.selfplay_games} self-play games)")
     if len(fresh):
-        training.add(fresh, label_parallel(spec, fresh, config.label_ply, config.workers))
+        training.add(fresh, _label(labeller, spec, fresh, config))
     report.new_positions = len(fresh)
     report.training_positions = len(training.boards)
     candidate = Evaluator(incumbent.evaluator.contact.copy(),
@@ -202,7 +214,7 @@ def retrain(config: RetrainConfig, progress=print) -> RetrainReport:
     report.reason = (f"benchmark error {inc.get('error')} -> {cand.get('error')}, "
                      f"ppg vs pubeval {inc.get('ppg')} -> {cand.get('ppg')} (bar {bar:.3f})")
     if better and not_worse and config.promote:
-        card = {"training": {"method": f"supervised on {config.label_ply}-ply labels from {spec}",
+        card = {"training": {"method": f"supervised on labels by {labeller}", "labeller": labeller,
                              "positions": report.training_positions, "queue_rows": report.queue_rows},
                 "strength": {"benchmark_error": cand.get("error"), "ppg_vs_pubeval": cand.get("ppg"),
                              "stderr": cand.get("stderr"), "games": config.gate_games}}

@@ -24,6 +24,7 @@ from numba import njit
 from engine.encode import encode_into
 from engine.net import Net, hidden_layer, raw_outputs
 from engine.pubeval import board_has_contact
+from nets.adam import AdamState, adam_epoch
 from nets.td_kernel import apply_step, hidden_gradient
 
 GNUBG5 = "gnubg5"
@@ -90,10 +91,17 @@ class FitReport:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
 
+OPTIMIZERS = ("sgd", "adam")
+
+
 def fit(net: Net, boards: np.ndarray, targets: np.ndarray, *, epochs: int = 20, lr: float = 0.01,
         lr_decay: float = 0.9, held_out: float = 0.1, patience: int = 3, seed: int = 1,
-        progress=None) -> FitReport:
-    """Train ``net`` in place on (boards, targets); keep the best held-out weights."""
+        optimizer: str = "sgd", batch: int = 128, progress=None) -> FitReport:
+    """Train ``net`` in place on (boards, targets) by per-position SGD or mini-batch
+    Adam (``nets.adam``; ``lr`` is then Adam's step size, about 1e-3); keep the best
+    held-out weights."""
+    if optimizer not in OPTIMIZERS:
+        raise ValueError(f"unknown optimizer {optimizer!r}; known: {', '.join(OPTIMIZERS)}")
     if net.arch != GNUBG5:
         raise ValueError(f"supervised training needs the 5-output {GNUBG5} architecture, not {net.arch}")
     if len(boards) != len(targets) or len(boards) < 10:
@@ -112,9 +120,14 @@ def fit(net: Net, boards: np.ndarray, targets: np.ndarray, *, epochs: int = 20, 
     best_weights = net.copy()
     start = time.perf_counter()
     stale = 0
+    adam = AdamState(net) if optimizer == "adam" else None
     for epoch in range(1, epochs + 1):
         order = rng.permutation(train_idx).astype(np.int64)
-        loss = sgd_epoch(net.W1, net.b1, net.W2, net.b2, enc, boards, targets, order, np.float32(lr))
+        if adam is not None:
+            loss, adam.step = adam_epoch(net.W1, net.b1, net.W2, net.b2, adam.moments, adam.step, enc, boards,
+                                         targets, order, lr, max(1, batch))
+        else:
+            loss = sgd_epoch(net.W1, net.b1, net.W2, net.b2, enc, boards, targets, order, np.float32(lr))
         test = mean_loss(net.W1, net.b1, net.W2, net.b2, enc, test_boards, test_targets)
         report.train_loss.append(float(loss))
         report.held_out_loss.append(float(test))

@@ -24,7 +24,7 @@ from engine.parallel import map_chunks, split_range  # noqa: E402
 from nets.harvest import load_harvest  # noqa: E402
 from nets.labels import _agent  # noqa: E402
 from nets.player import resolve_net_path  # noqa: E402
-from nets.relabel import rollout_labels  # noqa: E402
+from nets.labellers import rollout_labels  # noqa: E402
 from nets.supervised import split_by_net  # noqa: E402
 
 OUTPUTS = ("win", "win gammon", "win backgammon", "lose gammon", "lose backgammon")

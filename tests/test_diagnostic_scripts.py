@@ -46,7 +46,7 @@ def test_gap_by_class_hands_exactly_one_class_to_gnubg(monkeypatch, capsys):
 def test_rollout_bias_reports_each_output(tmp_path, monkeypatch, capsys):
     from engine.agent import load_agent
     from nets.harvest import harvest, load_harvest
-    from nets.relabel import rollout_labels
+    from nets.labellers import rollout_labels
     import nets.labels
 
     agent = load_agent("net:default", ply=0)

@@ -1,4 +1,4 @@
-"""Harvested positions relabelled by rollouts: chunk files, resumption, the fit reading them."""
+"""Harvested positions relabelled by a labeller: chunk files, resumption, the fit reading them."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import pytest
 from engine.agent import Agent, load_agent
 from engine.rollout import rollout_position
 from nets.harvest import chunk_path, harvest, harvest_extent, load_harvest
-from nets.relabel import chunk_seed, relabel, rollout_labels
+from nets.labellers import rollout_labels
+from nets.relabel import chunk_seed, relabel
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +39,7 @@ def test_a_rollout_label_is_the_mean_outcome_of_the_rollout(agent, harvested):
 
 def test_relabel_writes_chunks_resumes_and_reads_like_a_harvest(agent, harvested, tmp_path):
     out = tmp_path / "rollouts"
-    n = relabel("net:default", harvested, out, games=4, positions=40, seed=9, chunk_positions=16)
+    n = relabel("rollout:4", harvested, out, positions=40, seed=9, chunk_positions=16)
     assert n == 40 and sorted(p.name for p in out.glob("chunk-*")) == [chunk_path(out, f).name for f in (0, 16, 32)]
     boards, labels = load_harvest(out)
     source, _ = load_harvest(harvested)
@@ -46,10 +47,10 @@ def test_relabel_writes_chunks_resumes_and_reads_like_a_harvest(agent, harvested
     # each chunk has its own dice, so no luck is shared by the whole set
     assert labels[16:32] == pytest.approx(rollout_labels(agent, boards[16:32], 4, chunk_seed(9, 16)), abs=1e-6)
     assert chunk_seed(9, 0) != chunk_seed(9, 16)
-    assert harvest_extent(out) == {"dir": str(out), "positions": 40, "rollout_games": [4]}
+    assert harvest_extent(out) == {"dir": str(out), "positions": 40, "labeller": ["rollout:4"]}
     kept = chunk_path(out, 0).stat().st_mtime_ns
     chunk_path(out, 16).unlink()
-    assert relabel("net:default", harvested, out, games=4, positions=40, seed=9, chunk_positions=16) == 40
+    assert relabel("rollout:4", harvested, out, positions=40, seed=9, chunk_positions=16) == 40
     assert chunk_path(out, 0).stat().st_mtime_ns == kept
     assert np.array_equal(load_harvest(out)[1], labels)
 
@@ -58,7 +59,20 @@ def test_relabel_command(tmp_path, harvested, capsys):
     from fibsbot.cli import main
 
     out = tmp_path / "cmd"
-    assert main(["train", "relabel", str(harvested), "--out", str(out), "--games", "2", "--positions", "10"]) == 0
-    assert "10 positions labelled by rollouts" in capsys.readouterr().out
-    assert main(["train", "relabel", str(harvested), "--out", str(out), "--games", "0"]) == 2
-    assert "--games" in capsys.readouterr().err
+    assert main(["train", "relabel", str(harvested), "--out", str(out), "--labeller", "rollout:2",
+                 "--positions", "10"]) == 0
+    assert "10 positions labelled by rollout:2" in capsys.readouterr().out
+    assert main(["train", "relabel", str(harvested), "--out", str(out), "--labeller", "rollout:0"]) == 2
+    assert "unknown labeller 'rollout:0'" in capsys.readouterr().err
+    assert main(["train", "relabel", str(harvested), "--out", str(out), "--positions", "0"]) == 2
+    assert "--positions" in capsys.readouterr().err
+
+
+def test_relabel_by_another_labeller_records_it(tmp_path, harvested):
+    out = tmp_path / "search"
+    assert relabel("net:default@0", harvested, out, positions=20, chunk_positions=8) == 20
+    boards, labels = load_harvest(out)
+    from nets.labels import _agent, label_positions
+
+    assert np.array_equal(labels, label_positions(_agent("net:default"), boards, 0))
+    assert harvest_extent(out)["labeller"] == ["net:default@0"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from engine.agent import load_agent
 from engine.evaluator import Evaluator
@@ -70,6 +71,21 @@ async def test_retrain_on_arena_play_measures_and_gates(tmp_path):
     with TrainingQueue(data / "queue.sqlite") as queue:
         assert queue.count(labelled=True) == (report.queue_rows if report.promoted else 0)
     assert (data / "training" / "set.npz").exists() and (data / "training" / "last_report.json").exists()
+
+
+async def test_retrain_labels_with_the_labeller_it_is_given(tmp_path):
+    pytest.importorskip("bgsage", reason="bgsage (the optional labeller) is not installed")
+    from nets.labellers import BgsageLabeller
+
+    net = tiny_pair(tmp_path)
+    data = tmp_path / "data"
+    await run_arena(length=1, matches=1, ply=0, net=net, data_dir=data, seed=4)
+    config = RetrainConfig(data, net=net, labeller="bgsage@1", selfplay_games=2, epochs=1, gate_games=20, seed=2,
+                           promote=False)
+    report = retrain(config, progress=lambda text: None)
+    training = TrainingSet(data / "training" / "set.npz")
+    assert report.new_positions == len(training.boards) > 0
+    assert training.labels == pytest.approx(BgsageLabeller(1).label(training.boards), abs=1e-6)
 
 
 def test_daemon_swaps_in_a_promoted_net_at_the_next_match(tmp_path, monkeypatch):
