@@ -26,8 +26,7 @@ import telnetlib3
 
 from fibsbot.clip import ClipParser
 from fibsbot.clip_events import (
-    ConnectionTimedOut, Event, Invitation, LoginFailed, LoginPrompt, MatchEnd,
-    MatchResumed, MatchStart, OwnInfo, Says, Welcome, WhoInfo,
+    ConnectionTimedOut, Event, Invitation, LoginFailed, LoginPrompt, MatchResumed, MatchStart, OwnInfo, Says, Welcome, WhoInfo,
 )  # fmt: skip
 from fibsbot.client_options import (
     ClientOptions, PasswordSource, check_user, login_line, resolve_password, toggles_to_send,
@@ -70,7 +69,8 @@ class BotClient:
         self.observers = list(observers)
         self.options = options or ClientOptions()
         self.driver = driver or MatchDriver(roll_delay=self.options.roll_delay_s,
-                                            board_delay=self.options.board_delay_s)  # fmt: skip
+                                            board_delay=self.options.board_delay_s,
+                                            inactivity_timeout=self.options.inactivity_timeout_s)  # fmt: skip
         self._executor = executor
         self._own_executor = executor is None
         self._clock = clock
@@ -263,8 +263,9 @@ class BotClient:
             outputs = [*outputs, *self.policy.on_who(event, busy=self._busy(), now=self._clock())]
         self._run(outputs)
         limit = self.options.max_matches
-        if isinstance(event, MatchEnd) and limit is not None and self.driver.matches_finished >= limit:
-            log.info("match limit reached", matches=self.driver.matches_finished)
+        finished = self.driver.matches_finished
+        if limit is not None and finished >= limit and not self.driver.in_match and not self._stop.is_set():
+            log.info("match limit reached", matches=finished)
             self.stop()
 
     def _on_login_prompt(self, event: LoginPrompt | LoginFailed, parser: ClipParser) -> None:
@@ -331,9 +332,10 @@ class BotClient:
         commands = self.driver.decided(request, answer)
         log.info("decision", kind=request.kind, serial=request.serial,
                  seconds=round(self._clock() - started, 3), sent=[c.text for c in commands])  # fmt: skip
-        self._run(commands)
+        # records first: our action is on disk before the server can act on it
         for observer in self.observers:
             _notify(observer, "on_decision", request, answer, commands)
+        self._run(commands)
 
 
 def _notify(observer: Any, method: str, *args: Any) -> None:

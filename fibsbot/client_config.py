@@ -30,6 +30,7 @@ def client_options(settings: Settings, **overrides: Any) -> ClientOptions:
     server = settings.server
     values: dict[str, Any] = dict(
         client_name=server.client_name, keepalive_s=server.keepalive_interval,
+        inactivity_timeout_s=settings.play.inactivity_timeout,
         backoff=Backoff(initial_s=server.reconnect_backoff_base, max_s=server.reconnect_backoff_max),
     )  # fmt: skip
     values.update(overrides)

@@ -53,6 +53,7 @@ class ClientOptions:
     roll_delay_s: float = 2.0  # how long to wait for the server to roll for us
     board_delay_s: float = 5.0  # how long to wait for a board before asking for it
     join_pending_s: float = 15.0  # after sending join, count as busy for this long
+    inactivity_timeout_s: float | None = 600.0  # a match without activity this long is dropped to idle
     toggles: Mapping[str, bool] = field(default_factory=lambda: DESIRED_TOGGLES)
     backoff: Backoff = Backoff()
     max_matches: int | None = None  # stop after finishing this many matches

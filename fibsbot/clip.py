@@ -15,7 +15,11 @@ What it copes with (REFERENCE.md section 1, "Traps"):
   (see ``clip_messages``) ends there, and a ``board:`` inside a non-chat line
   starts a new one; the pieces are parsed one after the other;
 * a failed login is just a second ``login: `` prompt, reported as LoginFailed
-  while ``expecting_login_result`` is set.
+  while ``expecting_login_result`` is set;
+* the lines after a resumed match (``turn:``, ``match length:``, ``points for
+  user``) are folded into its MatchResumed even when lobby lines (who info,
+  logins, chat) arrive in between: those pass through, anything else ends the fold;
+* the rows of a ``show saved`` listing are recognised only after its header.
 
 Chat lines are never split: a kibitzer must not be able to forge a board line.
 """
@@ -28,8 +32,10 @@ from fibsbot import clip_events
 from fibsbot.board import BoardLineError, parse_board_line
 from fibsbot.clip_events import *  # noqa: F403 - fibsbot.clip is the public home of the events
 from fibsbot.clip_events import (
-    BadBoard, Board, Event, LoginFailed, LoginPrompt, MatchResumed, MotdEnd, MotdLine,
-    MotdStart, PasswordPrompt, Prompt, Unknown, Welcome,
+    BadBoard, Board, Event, Kibitzes, Login, LoginFailed, LoginPrompt, Logout, MatchResumed,
+    MessageDelivered, MessageSaved, MotdEnd, MotdLine, MotdStart, OwnInfo, PasswordPrompt,
+    Prompt, SavedMatch, SavedMatchesHeader, Says, Shouts, StoredMessage, Unknown, Welcome,
+    Whispers, WhoEnd, WhoInfo, YouKibitz, YouSay, YouShout, YouWhisper,
 )  # fmt: skip
 from fibsbot.clip_messages import Parsed, ResumeLength, ResumePoints, ResumeTurn, match_message
 from fibsbot.clip_numbered import clip_code, parse_numbered
@@ -44,6 +50,16 @@ _PROMPTS = (LOGIN_PROMPT, PASSWORD_PROMPT, COMMAND_PROMPT)
 # the 50 numeric fields after "board:player:opponent"; the last one is captured so
 # that digits of a glued CLIP line ("...:0:012 bob hi") can be given back
 _BOARD_PREFIX = re.compile(r"board:[^:]*:[^:]*(?::-?[0-9]+){49}:(?P<last>-?[0-9]+)")
+# "  GammonBot_VII           5                0 -  0" (leading spaces already stripped);
+# "*" marks an opponent who is logged in, "**" one who is also ready
+_SAVED_ROW = re.compile(
+    r"(?P<mark>\*{0,2})(?P<name>[A-Za-z0-9_]{1,32}) +(?P<length>[0-9]{1,4}|unlimited)"
+    r" +(?P<ours>[0-9]{1,4}) +- +(?P<theirs>[0-9]{1,4})")
+# lobby lines that may come between a resume and its turn/length/points lines
+_LOBBY = (
+    Kibitzes, Login, Logout, MessageDelivered, MessageSaved, OwnInfo, Prompt, Says, Shouts,
+    StoredMessage, Whispers, WhoEnd, WhoInfo, YouKibitz, YouSay, YouShout, YouWhisper,
+)  # fmt: skip
 
 
 class ClipParser:
@@ -55,6 +71,7 @@ class ClipParser:
         self.login_prompts = 0
         self._buffer = ""
         self._in_motd = False
+        self._in_saved_list = False
         self._resume: MatchResumed | None = None
 
     def expect_login_result(self) -> None:
@@ -128,6 +145,11 @@ class ClipParser:
             return event, ""
         if self._in_motd:
             return MotdLine(text=text), ""
+        if self._in_saved_list:
+            row = _SAVED_ROW.fullmatch(text)
+            if row is not None:
+                return _saved_match(row), ""
+            self._in_saved_list = False
         glued_board = text.find("board:")
         if glued_board > 0:
             head, tail = text[:glued_board].rstrip(" "), text[glued_board:]
@@ -139,6 +161,8 @@ class ClipParser:
         matched = match_message(text)
         if matched is None:
             return Unknown(text=text), ""
+        if isinstance(matched[0], SavedMatchesHeader):
+            self._in_saved_list = True
         return matched
 
     def _board(self, text: str) -> tuple[Event, str]:
@@ -169,6 +193,9 @@ class ClipParser:
         if isinstance(parsed, (ResumeTurn, ResumeLength, ResumePoints)):
             self._fold_resume(parsed, events)
             return
+        if self._resume is not None and isinstance(parsed, _LOBBY):
+            events.append(parsed)
+            return
         if self._resume is not None:
             events.append(self._resume)
             self._resume = None
@@ -195,6 +222,12 @@ class ClipParser:
             if len(points) == 2:
                 events.append(self._resume)
                 self._resume = None
+
+
+def _saved_match(row: re.Match[str]) -> SavedMatch:
+    length = None if row["length"] == "unlimited" else int(row["length"])
+    return SavedMatch(opponent=row["name"], length=length, scores=(int(row["ours"]), int(row["theirs"])),
+                      online=bool(row["mark"]), ready=row["mark"] == "**")  # fmt: skip
 
 
 def _resume_text(parsed: ResumeTurn | ResumeLength | ResumePoints) -> str:

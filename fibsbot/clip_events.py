@@ -363,6 +363,27 @@ class ConnectionTimedOut(Event):
     pass
 
 
+# --- the saved matches (``show saved``) ------------------------------------------------------
+
+
+class SavedMatchesHeader(Event):
+    """``  opponent          matchlength   score (your points first)``: a listing begins."""
+
+
+class SavedMatch(Event):
+    """One row of the listing; a listing is complete, so earlier rows are forgotten at its header."""
+
+    opponent: str
+    length: int | None  # None: unlimited
+    scores: tuple[int, int]  # ours first
+    online: bool  # the row starts with "*" (logged in) or "**" (logged in and ready)
+    ready: bool
+
+
+class NoSavedMatches(Event):
+    """``no saved games.``"""
+
+
 class ServerError(Event):
     """A ``** ...`` line not recognised as anything more specific."""
 

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from fibsbot.clip_events import (
     CantMove, ConnectionTimedOut, DoubleAccepted, DoubleOffered, DoubleRejected, Event,
     GameEnd, GameSaved, Invitation, InviteSent, JoinInstructions, JoinNextGamePrompt,
-    MatchEnd, MatchResumed, MatchStart, NewGame, OnlyPossibleMove, OpeningRoll,
+    MatchEnd, MatchResumed, MatchStart, NewGame, NoSavedMatches, OnlyPossibleMove, OpeningRoll,
     OpponentMoves, OpponentMovesFirst, OpponentRolls, PleaseMove, PleaseRollOrDouble,
-    ResignAccepted, ResignOffered, ResignRejected, ScoreLine, ServerError, YouDoubled,
-    YouRoll, YourTurnToMove,
+    ResignAccepted, ResignOffered, ResignRejected, SavedMatchesHeader, ScoreLine, ServerError,
+    YouDoubled, YouRoll, YourTurnToMove,
 )  # fmt: skip
 
 NAME = r"(?P<name>\S+)"
@@ -162,6 +162,8 @@ _TABLE: list[tuple[str, Callable[[re.Match[str]], Parsed], bool]] = [
     (rf"Connection with {NAME} timed out\. The game was saved\.",
      lambda m: GameSaved(player=m["name"], reason="timed_out"), True),
     (r"Connection timed out\.", lambda m: ConnectionTimedOut(), True),
+    (r"opponent +matchlength +score \(your points first\)", lambda m: SavedMatchesHeader(), False),
+    (r"no saved games\.", lambda m: NoSavedMatches(), True),
     (r"\*\* ?(?P<message>.*)", lambda m: ServerError(message=m["message"]), False),
 ]  # fmt: skip
 

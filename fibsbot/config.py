@@ -68,6 +68,8 @@ class ServerSettings(_Section):
 class PlaySettings(_Section):
     net: str = "default"
     ply: int = Field(2, ge=0, le=2)
+    inactivity_timeout: float = Field(
+        600.0, gt=0, description="seconds without any activity in a match before it is dropped to idle")
 
     @property
     def agent_spec(self) -> str:

@@ -12,10 +12,13 @@ never by prompts or by our own idea of whose turn it is:
   ``Wait`` (or at once if it prompts ``Please roll or double``);
 * the opponent doubled (``was_doubled``, or the ``doubles`` message) -> take decision;
 * the opponent offers to resign -> accept/reject decision;
-* between games -> ``join``; match end -> idle; a dropped match is remembered and
-  resumed (``invite U``) after a reconnect or when the opponent logs in again;
+* between games -> ``join``; match end (the match-end line, or a score that
+  reaches the match length: the line may never come) -> idle; saved matches are
+  resumed (``invite U``) as ``fibsbot.match_lobby`` and ``match_saved`` decide;
+* no match activity for ``inactivity_timeout`` seconds -> idle, with a log line;
 * unsure (no board after a match start or a roll, a malformed board, a prompt
-  that contradicts the board, a command the server refused) -> ``board``.
+  that contradicts the board, a command the server refused) -> ``board``, unless
+  the server refused that command: then the next board line is awaited.
 
 Each situation that needs an answer has a key (kind, position, dice, cube, score).
 A redisplay of the same board keeps the pending request; anything else makes it
@@ -26,7 +29,6 @@ gets a fresh decision).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import structlog
@@ -34,11 +36,14 @@ import structlog
 from fibsbot.board import FibsBoard
 from fibsbot.clip_events import (
     BadBoard, Board, CantMove, DoubleAccepted, DoubleOffered, DoubleRejected, Event,
-    GameEnd, GameSaved, JoinNextGamePrompt, Login, MatchEnd, MatchResumed, MatchStart,
+    GameEnd, GameSaved, JoinNextGamePrompt, MatchEnd, MatchResumed, MatchStart,
     NewGame, OpponentMoves, OpponentMovesFirst, OpponentRolls, PleaseMove,
     PleaseRollOrDouble, ResignAccepted, ResignOffered, ResignRejected, ServerError,
     YouRoll, YourTurnToMove,
 )  # fmt: skip
+from fibsbot.match_ending import MatchEnding, TimerInfo
+from fibsbot.match_lobby import LobbyHandlers
+from fibsbot.match_saved import SavedMatches
 from fibsbot.match_state import MoveChecker, answer_commands, make_request, may_double, our_board
 from fibsbot.match_types import DecisionRequest, MatchSnapshot, Output, Send, Timer, Wait
 
@@ -47,28 +52,25 @@ log = structlog.get_logger(__name__)
 Key = tuple[Any, ...]
 
 
-@dataclass(frozen=True)
-class _TimerInfo:
-    purpose: str
-    key: Key | None = None  # roll timers: the situation they were armed for
-    boards_seen: int = 0  # board timers: fire only if no board arrived since
-
-
-class MatchDriver:
+class MatchDriver(LobbyHandlers, MatchEnding):
     """One bot's match state across connections; feed it every parsed event."""
 
     def __init__(self, *, roll_delay: float = 2.0, board_delay: float = 5.0,
-                 max_retries: int = 3, max_board_requests: int = 3) -> None:  # fmt: skip
+                 max_retries: int = 3, max_board_requests: int = 3,
+                 inactivity_timeout: float | None = 600.0) -> None:  # fmt: skip
         self.roll_delay = roll_delay
         self.board_delay = board_delay
         self.max_retries = max_retries
         self.max_board_requests = max_board_requests
+        self.inactivity_timeout = inactivity_timeout
         self.matches_finished = 0
-        self.saved_opponent: str | None = None
+        self.saved = SavedMatches()
+        self.refused: set[str] = set()  # commands the server does not know
+        self._activity = 0
         self._checker = MoveChecker()
         self._serial = 0
         self._boards_seen = 0
-        self._timers: dict[int, _TimerInfo] = {}
+        self._timers: dict[int, TimerInfo] = {}
         self._reset_match(in_match=False, opponent=None, length=None)
 
     # --- public API ------------------------------------------------------------------
@@ -89,17 +91,25 @@ class MatchDriver:
     def pending(self) -> DecisionRequest | None:
         return self._pending
 
+    @property
+    def saved_opponent(self) -> str | None:
+        return self.saved.latest
+
     def snapshot(self) -> MatchSnapshot:
         return MatchSnapshot(
             in_match=self._in_match, opponent=self._opponent, match_length=self._length,
-            board=self._board, saved_opponent=self.saved_opponent,
+            board=self._board, saved_opponent=self.saved.latest,
             matches_finished=self.matches_finished,
         )  # fmt: skip
 
     def handle(self, event: Event) -> list[Output]:
         """Commands, timers and decision requests that ``event`` calls for."""
         handler = self._HANDLERS.get(type(event))
-        return handler(self, event) if handler is not None else []
+        if handler is None:
+            return []
+        if type(event) not in self._LOBBY_HANDLERS:
+            self._activity += 1
+        return handler(self, event)
 
     def decided(self, request: DecisionRequest, answer: Any) -> list[Send]:
         """The commands for the agent's answer, or [] when the request went stale."""
@@ -111,10 +121,12 @@ class MatchDriver:
         self._awaiting_ack = bool(commands)
         return commands
 
-    def timer_expired(self, timer: Timer) -> list[Send]:
+    def timer_expired(self, timer: Timer) -> list[Output]:
         info = self._timers.pop(timer.serial, None)
         if info is None:
             return []
+        if info.purpose == "inactive":
+            return self._inactivity_check(info)
         if info.purpose == "roll":
             if self._situation()[0] == info.key and self._answered != info.key:
                 return self._roll(info.key)
@@ -126,15 +138,14 @@ class MatchDriver:
     def connection_lost(self) -> None:
         """The server saves a running match when we drop: remember whom to resume with."""
         if self._in_match and self._opponent:
-            self.saved_opponent = self._opponent
+            self.saved.suspect(self._opponent)
         self._timers.clear()
+        self.refused.clear()  # the next connection may be to another server
         self._reset_match(in_match=False, opponent=None, length=None)
 
     def resume_commands(self) -> list[Send]:
-        """After a login: invite the opponent of a saved match to resume it."""
-        if self.saved_opponent and not self._in_match:
-            return [Send(f"invite {self.saved_opponent}")]
-        return []
+        """After a login: ask for the saved matches; the listing leads to ``invite U``."""
+        return [self.saved.new_session()]
 
     # --- state -----------------------------------------------------------------------
 
@@ -142,6 +153,7 @@ class MatchDriver:
         self._in_match = in_match
         self._opponent = opponent
         self._length = length
+        self._score: tuple[int, int] | None = None  # during a game, from its boards
         self._board: FibsBoard | None = None
         self._board_requests = 0
         self._just_resumed = False
@@ -167,16 +179,18 @@ class MatchDriver:
         self._serial += 1
         return self._serial
 
-    def _timer(self, info: _TimerInfo) -> Timer:
+    def _timer(self, info: TimerInfo) -> Timer:
         timer = Timer(serial=self._next_serial(), purpose=info.purpose)
         self._timers[timer.serial] = info
         return timer
 
     def _expect_board(self) -> list[Output]:
-        info = _TimerInfo(purpose="board", boards_seen=self._boards_seen)
+        info = TimerInfo(purpose="board", boards_seen=self._boards_seen)
         return [Wait(self.board_delay, self._timer(info))]
 
     def _ask_board(self, reason: str) -> list[Send]:
+        if "board" in self.refused:
+            return []  # the server does not know the command: the next board line will do
         if self._board_requests >= self.max_board_requests:
             log.warning("giving up asking for the board", reason=reason)
             return []
@@ -222,7 +236,7 @@ class MatchDriver:
             if self._roll_armed == key:
                 return []
             self._roll_armed = key
-            return [Wait(self.roll_delay, self._timer(_TimerInfo(purpose="roll", key=key)))]
+            return [Wait(self.roll_delay, self._timer(TimerInfo(purpose="roll", key=key)))]
         if kind == "move" and not self._checker.has_move(our_board(board), *board.player_dice):
             self._answered = key  # the server passes the turn by itself
             return []
@@ -245,19 +259,24 @@ class MatchDriver:
         self._board_requests = 0
         self._awaiting_ack = False
         self._board = b
-        if not self._in_match and b.turn != 0:
+        entered = not self._in_match and b.turn != 0
+        if entered:
             # playing without having seen the start (e.g. resumed behind our back)
             self._in_match, self._opponent = True, b.opponent
+        if self._in_match:
             self._length = None if b.is_unlimited else b.match_length
+            if b.turn != 0:
+                self._score = (b.player_score, b.opponent_score)
         if b.turn != b.colour:  # the server waits for the opponent (or nobody)
             self._turn_passed()
         if b.our_dice is not None:
             self._double_offered = False
+        armed = self._arm_inactivity() if entered else []
         if b.turn == 0 and self._just_resumed and self._in_match:
             self._just_resumed = False
             return [Send("join")]  # a match saved between games
         self._just_resumed = False
-        return self._drive()
+        return [*armed, *self._drive()]
 
     def _on_bad_board(self, event: BadBoard) -> list[Output]:
         log.warning("bad board line", reason=event.reason)
@@ -265,16 +284,14 @@ class MatchDriver:
 
     def _on_match_start(self, event: MatchStart) -> list[Output]:
         self._reset_match(in_match=True, opponent=event.opponent, length=event.length)
-        if self.saved_opponent == event.opponent:
-            self.saved_opponent = None
-        return self._expect_board()
+        self.saved.forget(event.opponent)  # a new match replaces a saved one
+        return [*self._arm_inactivity(), *self._expect_board()]
 
     def _on_match_resumed(self, event: MatchResumed) -> list[Output]:
         self._reset_match(in_match=True, opponent=event.opponent, length=event.length)
         self._just_resumed = True
-        if self.saved_opponent == event.opponent:
-            self.saved_opponent = None
-        return self._expect_board()
+        self.saved.forget(event.opponent)
+        return [*self._arm_inactivity(), *self._expect_board()]
 
     def _on_new_game(self, event: NewGame) -> list[Output]:
         self._reset_game()
@@ -334,34 +351,38 @@ class MatchDriver:
     def _on_resign_answered(self, event: ResignAccepted | ResignRejected) -> list[Output]:
         self._resign_points = None
         self._answered = None
+        if isinstance(event, ResignAccepted):  # the resigner's opponent accepted and wins
+            return self._on_game_end(event)
         return self._drive()
 
-    def _on_game_end(self, event: GameEnd | DoubleRejected) -> list[Output]:
+    def _on_game_end(self, event: GameEnd | DoubleRejected | ResignAccepted) -> list[Output]:
         self._reset_game()
         self._board = None  # nothing on the last board of a game waits for us
+        self._end_if_score_reached(event)
         return []
 
     def _on_join_prompt(self, event: JoinNextGamePrompt) -> list[Output]:
         return [Send("join")] if self._in_match else []
 
     def _on_match_end(self, event: MatchEnd) -> list[Output]:
-        if self._in_match:
-            self.matches_finished += 1
-        self._reset_match(in_match=False, opponent=None, length=None)
-        return []
+        loser = self._score[1 if event.we_won else 0] if self._score is not None else None
+        if self._in_match and loser is not None and loser != min(event.scores):
+            # a late line about an earlier match: the loser's score does not fit this one
+            log.warning("match_end_ignored", scores=list(event.scores), score=list(self._score or ()))
+            return []
+        if self._in_match:  # not already ended by the score
+            self._finish_match()
+        return self._invite_if_idle()
 
     def _on_game_saved(self, event: GameSaved) -> list[Output]:
         if self._in_match and self._opponent:
-            self.saved_opponent = self._opponent
+            self.saved.suspect(self._opponent)
         self._reset_match(in_match=False, opponent=None, length=None)
         return []
 
-    def _on_login(self, event: Login) -> list[Output]:
-        if event.name == self.saved_opponent and not self._in_match:
-            return [Send(f"invite {event.name}")]
-        return []
-
     def _on_server_error(self, event: ServerError) -> list[Output]:
+        if self._refusal(event):
+            return []
         if not self._awaiting_ack or not self._in_match:
             return []
         # the server may have refused our last command: look again, a few times
@@ -385,6 +406,6 @@ class MatchDriver:
         ResignOffered: _on_resign_offered, ResignAccepted: _on_resign_answered,
         ResignRejected: _on_resign_answered, GameEnd: _on_game_end,
         DoubleRejected: _on_game_end, JoinNextGamePrompt: _on_join_prompt,
-        MatchEnd: _on_match_end, GameSaved: _on_game_saved, Login: _on_login,
-        ServerError: _on_server_error,
+        MatchEnd: _on_match_end, GameSaved: _on_game_saved, ServerError: _on_server_error,
+        **LobbyHandlers._LOBBY_HANDLERS,
     }  # fmt: skip

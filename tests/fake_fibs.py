@@ -222,6 +222,13 @@ class FakeFibs:
             self.push(self.game.bot_move(line))
         elif verb == "board" and self.game is not None:
             self.push(self.game.board_line(bot_turn=self.game.dice is not None))
+        elif words == ["show", "saved"]:
+            if self.saved and self.game is not None:
+                g = self.game
+                self.push("  opponent          matchlength   score (your points first)\r\n"
+                          f"**bob                     {g.length}                {g.score[0]} -  {g.score[1]}\r\n")
+            else:
+                self.push("no saved games.\r\n")
         elif verb == "time":
             self.push("It's Sat Nov 21 10:00:00 2026 UTC.\r\n")
         elif verb == "bye":

@@ -284,12 +284,16 @@ def test_dropped_match_is_resumed_after_reconnect_or_when_the_opponent_returns()
     bot.feed(START)
     bot.driver.connection_lost()
     assert bot.driver.saved_opponent == "bob" and not bot.driver.in_match
-    assert bot.driver.resume_commands() == [Send("invite bob")]
+    assert bot.driver.resume_commands() == [Send("show saved")]  # the server's listing decides
+    assert bot.feed(SAVED_HEADER + "  bob                     5                0 -  0\r\n") == []  # offline
     assert bot.feed("7 carol carol logs in.\r\n") == []
     assert bot.feed("7 bob bob logs in.\r\n") == ["invite bob"]
     bot.feed("bob has joined you. Your running match was loaded.\r\nturn: bob\r\nmatch length: 5\r\n"
              "points for user bot: 0\r\npoints for user bob: 0\r\n")
     assert bot.driver.in_match and bot.driver.saved_opponent is None
+
+
+SAVED_HEADER = "  opponent          matchlength   score (your points first)\r\n"
 
 
 def test_opponent_leaving_saves_the_match():
@@ -324,7 +328,7 @@ def test_same_position_after_a_dance_gets_a_new_decision():
 def test_no_board_after_match_start_asks_for_it():
     bot = Bot(board_delay=3.0)
     bot.feed("** Player bob has joined you for a 3 point match.\r\n")
-    assert [(w.timer.purpose, w.seconds) for w in bot.waits] == [("board", 3.0)]
+    assert [(w.timer.purpose, w.seconds) for w in bot.waits if w.timer.purpose != "inactive"] == [("board", 3.0)]
     assert bot.fire("board") == ["board"]
     answered = Bot()
     answered.feed(START + OPENING_X_DOWN + "\r\n")
