@@ -3,7 +3,8 @@
 A ``MatchRecorder`` is fed the match as it happens (``start_game``,
 ``roll_and_move``, ``double``, ``take``, ``drop``, ``resign``, ``win``) and rewrites
 its file atomically after every finished game, so that a crash never loses a
-finished game.  Player 0 is the left column, player 1 the right one.
+finished game (the daemon's records go further: ``fibsbot.records.journal``
+rewrites the file after every action).  Player 0 is the left column, player 1 the right one.
 
 The layout copies gnubg's own ``export match mat`` (gnubg 1.07 ``export.c``),
 because gnubg's reader (``import.c``) finds the right column by the second
@@ -88,6 +89,7 @@ class MatchRecorder:
         event: str | None = None,
         started: dt.datetime | None = None,
         crawford: bool = True,
+        autosave: bool = True,
     ) -> None:
         if match_length < 0:
             raise MatRecordError(f"match length {match_length} must be 0 (unlimited) or more")
@@ -100,6 +102,7 @@ class MatchRecorder:
         self.event = event
         self.started = started or dt.datetime.now()
         self.crawford_rule = crawford and match_length > 0
+        self.autosave = autosave  # write the file at the end of each game (off: the caller writes)
         self.games: list[_Game] = []
         self._score = (0, 0)
         self._crawford_played = False
@@ -115,8 +118,25 @@ class MatchRecorder:
     def game_in_progress(self) -> bool:
         return bool(self.games) and self.games[-1].winner is None
 
-    def start_game(self, score: tuple[int, int] | None = None) -> None:
-        """Begin the next game; ``score`` (the server's) overrides the running score."""
+    @property
+    def current_game(self) -> _Game | None:
+        return self.games[-1] if self.game_in_progress else None
+
+    @property
+    def last_move_number(self) -> int | None:
+        """The numbered line of the last entry in the current game (a move's or a cube action's)."""
+        game = self.current_game
+        return (len(game.slots) + 1) // 2 if game is not None and game.slots else None
+
+    def leave_out_game(self) -> None:
+        """Forget the game in progress: it cannot be recorded faithfully (the file omits it)."""
+        if not self.game_in_progress:
+            raise MatRecordError("no game in progress to leave out")
+        self.games.pop()
+
+    def start_game(self, score: tuple[int, int] | None = None, crawford: bool | None = None) -> None:
+        """Begin the next game; ``score`` (the server's) overrides the running score and
+        ``crawford`` (the server's) the recorder's own reckoning of the Crawford game."""
         if self.game_in_progress:
             raise MatRecordError(f"game {self.games[-1].number} has not ended")
         if self.is_over:
@@ -125,11 +145,13 @@ class MatchRecorder:
             if len(score) != 2 or min(score) < 0:
                 raise MatRecordError(f"score {score!r} must be two non-negative numbers")
             self._score = (int(score[0]), int(score[1]))
-        crawford = (
-            self.crawford_rule
-            and not self._crawford_played
-            and self.match_length - 1 in self._score
-        )
+        if crawford is None:
+            crawford = (
+                self.crawford_rule
+                and not self._crawford_played
+                and self.match_length - 1 in self._score
+            )
+        crawford = bool(crawford) and self.match_length > 0
         self._crawford_played |= crawford
         self.games.append(_Game(number=len(self.games) + 1, score=self._score, crawford=crawford))
 
@@ -265,7 +287,8 @@ class MatchRecorder:
         score[winner] += points
         self._score = (score[0], score[1])
         game.match_won = self.is_over
-        write_atomically(self.path, self.text())
+        if self.autosave:
+            write_atomically(self.path, self.text())
 
     def text(self) -> str:
         """The whole file as it stands."""

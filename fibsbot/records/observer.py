@@ -1,56 +1,80 @@
-"""The records a match leaves: the ``.mat`` file, the JSON event log, the training queue.
+"""The records a match leaves: the match journal and ``.mat``, the JSON event log, the training queue.
 
 ``MatchRecords`` is a match observer (``fibsbot.match_types.MatchObserver``): it
 watches events and decisions and never steers.  Player 0 of every record is us.
-Our moves come from our decisions (what we sent), the opponent's from the
-server's move lines, translated to their own numbering (their direction is the
-opposite of ours).  A record that cannot be followed (a resumed match whose earlier
-games we never saw, a message we could not place) is logged and skipped: a record
-problem never reaches the bot.
+Every action goes into the match's journal (``records.journal``) at once, synced
+to disk, and the ``.mat`` beside it is rewritten with it.  Our own actions are
+journaled from our decisions *before* the command is sent (the client tells its
+observers first), so a kill can only leave one of ours that the server never got,
+which ``records.resync`` takes back; the opponent's come from the server's lines,
+translated to their own numbering (their direction is the opposite of ours).
+
+A resumed match continues its journal and ``.mat`` once the first board shows
+where the server stands.  A game whose beginning we never saw, or that cannot be
+followed, is left out of the ``.mat`` with one log line.  A failure in here is
+logged once, with its traceback, and never reaches the bot.
 """
 
 from __future__ import annotations
 
-import datetime as dt
-import re
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import structlog
 
-from engine.ids import match_id, position_id
-from engine.notation import format_gnubg, parse_fibs
-from fibsbot.clip_events import (Board, CantMove, DoubleAccepted, DoubleOffered, DoubleRejected, Event, GameEnd,
-                                 MatchEnd, MatchResumed, MatchStart, NewGame, OnlyPossibleMove, OpeningRoll, OpponentMoves,
-                                 OpponentRolls, ResignAccepted, YouDoubled, YouRoll)
-from fibsbot.match_types import DecisionRequest, DoubleRequest, MatchSnapshot, MoveRequest, Send, TakeRequest
+from engine.notation import parse_fibs
+from fibsbot.clip_events import (
+    Board, CantMove, DoubleAccepted, DoubleOffered, DoubleRejected, Event, GameEnd, MatchEnd,
+    MatchResumed, MatchStart, NewGame, OnlyPossibleMove, OpeningRoll, OpponentMoves,
+    OpponentRolls, ResignAccepted, YouDoubled, YouRoll,
+)  # fmt: skip
+from fibsbot.match_types import DecisionRequest, MatchSnapshot, Send
+from fibsbot.records.decisions import DecisionLog
+from fibsbot.records.journal import REPLACED, MatchJournal
 from fibsbot.records.matfile import MatchRecorder
-from fibsbot.records.queue import Disagreement, TrainingQueue
+from fibsbot.records.queue import TrainingQueue
+from fibsbot.records.resync import reconcile
 
 log = structlog.get_logger("fibsbot.records")
-_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
 
 class MatchRecords:
-    """Observer writing ``matches/*.mat``, decision events, and queue rows."""
+    """Observer writing ``matches/*.journal.json`` and ``*.mat``, decision events, and queue rows."""
 
     def __init__(self, matches_dir: Path, queue: TrainingQueue | None, *, user: str, net_version: str,
                  event_log: Any = None, wire_log: Any = None, site: str | None = None) -> None:
         self.matches_dir = Path(matches_dir)
         self.matches_dir.mkdir(parents=True, exist_ok=True)
-        self.queue = queue
         self.user = user
-        self.net_version = net_version
         self.events = event_log or log
         self.wire = wire_log
         self.site = site
-        self.recorder: MatchRecorder | None = None
+        self.decisions = DecisionLog(self, queue, net_version)
+        self.journal: MatchJournal | None = None
         self.finished: list[Path] = []  # match files completed in this run
-        self.queued = 0
         self._direction = -1
-        self._dice: dict[int, tuple[int, int]] = {}
-        self._recorded_turn = False
+        self._resync = False  # the next board decides where a resumed match stands
+        self._new_game = False  # "Starting a new game" seen: the next board begins a game we follow
+        self._unseen_logged = False
+        self._opening: tuple[int, int] | None = None
+
+    # --- compatibility and counters -----------------------------------------------------------
+
+    @property
+    def recorder(self) -> MatchRecorder | None:
+        return self.journal.recorder if self.journal is not None else None
+
+    @property
+    def queued(self) -> int:
+        return self.decisions.queued
+
+    @property
+    def net_version(self) -> str:
+        return self.decisions.net_version
+
+    @net_version.setter
+    def net_version(self, value: str) -> None:
+        self.decisions.net_version = value
 
     # --- the conversation --------------------------------------------------------------
 
@@ -66,153 +90,182 @@ class MatchRecords:
 
     def on_event(self, event: Event, snapshot: MatchSnapshot) -> None:
         handler = _HANDLERS.get(type(event))
-        if handler is None:
-            return
-        try:
-            handler(self, event, snapshot)
-        except Exception as exc:  # noqa: BLE001 - a record problem must never reach the bot
-            self.events.warning("record_skipped", event=type(event).__name__, error=repr(exc))
-
-    def _start(self, event: MatchStart | MatchResumed, snapshot: MatchSnapshot) -> None:
-        length = event.length
-        stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-        name = f"{stamp}-{_UNSAFE.sub('_', self.user)}-vs-{_UNSAFE.sub('_', event.opponent)}.mat"
-        self.recorder = MatchRecorder(self.matches_dir / name, (self.user, event.opponent), length or 0,
-                                      site=self.site, event="resumed match" if isinstance(event, MatchResumed)
-                                      else None)
-        self.events.info("match_start", opponent=event.opponent, length=length, record=name)
-
-    def _board(self, event: Board, snapshot: MatchSnapshot) -> None:
-        self._direction = event.board.direction
-        rec = self.recorder
-        if rec is not None and not rec.game_in_progress and event.board.turn != 0 and not rec.is_over:
-            rec.start_game((event.board.player_score, event.board.opponent_score))
-            self._recorded_turn = False
-
-    def _new_game(self, event: NewGame, snapshot: MatchSnapshot) -> None:
-        self._dice.clear()
-
-    def _opening(self, event: OpeningRoll, snapshot: MatchSnapshot) -> None:
-        # whoever moves first plays the two opening dice, the higher one first
-        self._dice[0] = (event.our_die, event.their_die)
-        self._dice[1] = (event.their_die, event.our_die)
-        self._recorded_turn = False
-
-    def _our_roll(self, event: YouRoll, snapshot: MatchSnapshot) -> None:
-        self._dice[0] = (event.d1, event.d2)
-        self._recorded_turn = False
-
-    def _their_roll(self, event: OpponentRolls, snapshot: MatchSnapshot) -> None:
-        self._dice[1] = (event.d1, event.d2)
-
-    def _their_move(self, event: OpponentMoves, snapshot: MatchSnapshot) -> None:
-        if self._game() and 1 in self._dice:
-            self.recorder.roll_and_move(1, self._dice.pop(1), parse_fibs(event.move, -self._direction))
-
-    def _only_move(self, event: OnlyPossibleMove, snapshot: MatchSnapshot) -> None:
-        if self._game() and 0 in self._dice:
-            self.recorder.roll_and_move(0, self._dice.pop(0), parse_fibs(event.move, self._direction))
-            self._recorded_turn = True
-
-    def _cant_move(self, event: CantMove, snapshot: MatchSnapshot) -> None:
-        player = 0 if event.is_us else 1
-        if self._game() and player in self._dice:
-            self.recorder.roll_and_move(player, self._dice.pop(player), ())
-
-    def _we_double(self, event: YouDoubled, snapshot: MatchSnapshot) -> None:
-        if self._game():
-            self.recorder.double(0)
-
-    def _they_double(self, event: DoubleOffered, snapshot: MatchSnapshot) -> None:
-        if self._game():
-            self.recorder.double(1)
-
-    def _accepted(self, event: DoubleAccepted, snapshot: MatchSnapshot) -> None:
-        if self._game():
-            self.recorder.take(0 if event.is_us else 1)
-
-    def _dropped(self, event: DoubleRejected, snapshot: MatchSnapshot) -> None:
-        if self._game():
-            loser = 0 if event.is_us else 1
-            self.recorder.drop(loser)
-            self.recorder.win(1 - loser, event.points)
-            self._flush()
-
-    def _resigned(self, event: ResignAccepted, snapshot: MatchSnapshot) -> None:
-        if self._game():
-            winner = 0 if event.is_us else 1
-            self.recorder.resign(1 - winner, event.points)
-            self._flush()
-
-    def _game_end(self, event: GameEnd, snapshot: MatchSnapshot) -> None:
-        if self._game():
-            self.recorder.win(0 if event.we_won else 1, event.points)
-        self._flush()
-
-    def _match_end(self, event: MatchEnd, snapshot: MatchSnapshot) -> None:
-        if self.recorder is not None:
-            self._flush()
-            self.finished.append(self.recorder.path)
-            self.events.info("match_end", winner=event.winner, we_won=event.we_won, scores=list(event.scores),
-                             record=self.recorder.path.name)
-            self.recorder = None
-
-    def _game(self) -> bool:
-        return self.recorder is not None and self.recorder.game_in_progress
-
-    def _flush(self) -> None:
-        if self.recorder is not None and self.recorder.games:
-            self.recorder.flush()
-
-    # --- decisions ------------------------------------------------------------------------
+        if isinstance(event, MatchEnd) and snapshot.in_match:
+            return  # the driver found it does not belong to this match
+        if handler is not None:
+            self.guarded(f"event {type(event).__name__}", handler, self, event)
 
     def on_decision(self, request: DecisionRequest, answer: Any, commands: list[Send]) -> None:
+        self.guarded(f"decision {request.kind}", self.decisions.record, request, answer, commands)
+
+    def guarded(self, source: str, function: Any, *args: Any) -> None:
+        """Run a record step; a failure is logged once with its traceback and costs the game's record."""
         try:
-            self._decision(request, answer, commands)
-        except Exception as exc:  # noqa: BLE001
-            self.events.warning("record_skipped", decision=request.kind, error=repr(exc))
+            function(*args)
+        except Exception:  # noqa: BLE001 - a record problem must never reach the bot
+            try:
+                self.events.warning("record_skipped", source=source, exc_info=True)
+                self.leave_out(f"record failed at {source}")
+            except Exception:  # noqa: BLE001 - not even the report of one
+                pass
 
-    def _decision(self, request: DecisionRequest, answer: Any, commands: list[Send]) -> None:
-        # the Position ID of the side on roll: us, except when we answer a double
-        on_roll = request.board[::-1] if isinstance(request, TakeRequest) else request.board
-        pid = position_id(np.ascontiguousarray(on_roll))
-        mid = match_id(request.state)
-        fields = {"kind": request.kind, "position_id": pid, "match_id": mid,
-                  "sent": [c.text for c in commands]}
-        if isinstance(request, MoveRequest) and answer is not None:
-            fields.update(dice=list(request.dice), move=format_gnubg(request.board, answer.steps) or "(none)",
-                          equity=round(answer.equity, 5), ply=answer.ply, probs=[round(p, 5) for p in answer.probs])
-            if commands and self._game() and not self._recorded_turn:
-                self.recorder.roll_and_move(0, request.dice, answer.steps)
-                self._dice.pop(0, None)
-                self._recorded_turn = True
-            if answer.disagrees and self.queue is not None:
-                self._queue(pid, mid, request.dice, "move", format_gnubg(request.board, answer.ply0_steps),
-                            format_gnubg(request.board, answer.steps), answer.ply0_equity, answer.equity, answer.ply)
-        elif isinstance(request, (DoubleRequest, TakeRequest)) and answer is not None and hasattr(answer, "action"):
-            fields.update(action=answer.action, equities={k: round(v, 5) for k, v in answer.equities.items()})
-            ply0 = getattr(answer, "ply0_action", None)
-            if ply0 is not None and ply0 != answer.action and self.queue is not None:
-                self._queue(pid, mid, None, "cube", ply0, answer.action, 0.0, 0.0, getattr(answer, "ply", 0))
+    def record(self, *action: Any) -> None:
+        """An action of the game we follow (nothing while no game is followed)."""
+        if self.journal is not None and self.journal.game_in_progress:
+            self.journal.record(*action)
+
+    def leave_out(self, reason: str) -> None:
+        journal = self.journal
+        if journal is not None and journal.game_in_progress:
+            number = journal.recorder.games[-1].number
+            journal.record("leave_out", reason)
+            self.events.warning("game_left_out", record=journal.mat_path.name, game=number, reason=reason)
+
+    def _start(self, event: MatchStart) -> None:
+        for path in MatchJournal.unfinished(self.matches_dir, self.user, event.opponent):
+            MatchJournal.load(path).finish(REPLACED)  # the server replaces a saved match by a new one
+            self.events.info("record_replaced", journal=path.name)
+        self._open(MatchJournal.create(self.matches_dir, self.user, event.opponent, event.length, site=self.site))
+        self.events.info("match_start", opponent=event.opponent, length=event.length, record=self.journal.mat_path.name)
+
+    def _resumed(self, event: MatchResumed) -> None:
+        found = MatchJournal.unfinished(self.matches_dir, self.user, event.opponent)
+        if found:
+            self._open(MatchJournal.load(found[-1]))
         else:
-            fields["answer"] = repr(answer)
-        self.events.info("decision", **fields)
+            self._open(MatchJournal.create(self.matches_dir, self.user, event.opponent, event.length,
+                                           site=self.site, event="resumed match"))  # fmt: skip
+        self._resync = True
+        self.events.info("match_resumed", opponent=event.opponent, length=event.length,
+                         record=self.journal.mat_path.name, continued=bool(found))  # fmt: skip
 
-    def _queue(self, pid, mid, dice, kind, ply0_choice, search_choice, eq0, eq, ply) -> None:
-        rec = self.recorder
-        self.queue.add(Disagreement(
-            position_id=pid, match_id=mid, dice=dice, kind=kind, choice_ply0=ply0_choice or "(none)",
-            choice_search=search_choice or "(none)", equity_ply0=float(eq0), equity_search=float(eq), ply=ply,
-            net_version=self.net_version, match_ref=rec.path.name if rec else None,
-            game_number=len(rec.games) if rec and rec.games else None))
-        self.queued += 1
+    def _open(self, journal: MatchJournal) -> None:
+        self.journal = journal
+        self._new_game = self._unseen_logged = False
+        self._opening = None
+
+    def _board(self, event: Board) -> None:
+        board = event.board
+        if board.player != "You" or self.journal is None:
+            return
+        self._direction = board.direction
+        journal = self.journal
+        journal.set_length(0 if board.is_unlimited else board.match_length)
+        if self._resync:
+            self._resync = False
+            actions, note = reconcile(journal, board)
+            if actions != journal.actions:
+                journal.rewrite(actions)
+            self.events.info("record_resumed", record=journal.mat_path.name, games=len(journal.recorder.games),
+                             actions=len(actions), state=note)  # fmt: skip
+            if note == "left_out":
+                self.events.warning("game_left_out", record=journal.mat_path.name, reason=actions[-1][1])
+        if journal.game_in_progress or board.turn == 0 or journal.recorder.is_over:
+            return
+        if self._new_game:
+            self._new_game = False
+            journal.record("game", board.player_score, board.opponent_score, board.is_crawford_game)
+            if self._opening is not None:
+                ours, theirs = self._opening
+                journal.record("opening", 0 if ours > theirs else 1, max(ours, theirs), min(ours, theirs))
+        elif not self._unseen_logged:
+            self._unseen_logged = True
+            self.events.warning("game_left_out", record=journal.mat_path.name,
+                                reason="the bot never saw the game's beginning")  # fmt: skip
+
+    def _new_game_event(self, event: NewGame) -> None:
+        self.leave_out("the game's end was never seen")
+        self._new_game, self._unseen_logged, self._opening = True, False, None
+
+    def _opening_roll(self, event: OpeningRoll) -> None:
+        self._opening = (event.our_die, event.their_die)
+
+    def _our_roll(self, event: YouRoll) -> None:
+        self.record("roll", 0, event.d1, event.d2)
+
+    def _their_roll(self, event: OpponentRolls) -> None:
+        self.record("roll", 1, event.d1, event.d2)
+
+    def _their_move(self, event: OpponentMoves) -> None:
+        self._move(1, parse_fibs(event.move, -self._direction))
+
+    def _only_move(self, event: OnlyPossibleMove) -> None:
+        self._move(0, parse_fibs(event.move, self._direction))
+
+    def _cant_move(self, event: CantMove) -> None:
+        self._move(0 if event.is_us else 1, ())
+
+    def _move(self, player: int, steps) -> None:
+        journal = self.journal
+        if journal is None or not journal.game_in_progress:
+            return
+        dice = journal.state.dice.get(player)
+        if dice is None:
+            self.leave_out(f"a move of player {player} without its roll")
+            return
+        journal.record("move", player, *dice, [list(step) for step in steps])
+
+    def _cube(self, player: int, action: str) -> None:
+        """A cube action from the server's lines, unless our decision journaled it already."""
+        game = self.recorder.current_game if self.recorder is not None else None
+        if game is None:
+            return
+        already = (action == "double" and game.offered == player) or (action == "take" and game.offered is None)
+        if not already:
+            self.record(action, player)
+
+    def _we_double(self, event: YouDoubled) -> None:
+        self._cube(0, "double")
+
+    def _they_double(self, event: DoubleOffered) -> None:
+        self._cube(1, "double")
+
+    def _accepted(self, event: DoubleAccepted) -> None:
+        self._cube(0 if event.is_us else 1, "take")
+
+    def _dropped(self, event: DoubleRejected) -> None:
+        self.record("drop", 0 if event.is_us else 1)
+        self._match_over()
+
+    def _resigned(self, event: ResignAccepted) -> None:
+        self.record("resign", 1 if event.is_us else 0, event.points)
+        self._match_over()
+
+    def _game_end(self, event: GameEnd) -> None:
+        self.record("win", 0 if event.we_won else 1, event.points)
+        self._match_over()
+
+    def _match_over(self) -> None:
+        """A score that reaches the length ends the match, match-end line or not."""
+        if self.journal is not None and self.journal.recorder.is_over:
+            self._finish(None)
+
+    def _match_end(self, event: MatchEnd) -> None:
+        self._finish(event)
+
+    def _finish(self, event: MatchEnd | None) -> None:
+        journal = self.journal
+        if journal is None:
+            return
+        self.leave_out("the match ended before this game was recorded")
+        journal.finish()
+        self.journal = None
+        self.finished.append(journal.mat_path)
+        score = journal.recorder.score
+        we_won = event.we_won if event is not None else score[0] > score[1]
+        scores = list(event.scores) if event is not None else sorted(score, reverse=True)
+        winner = self.user if we_won else journal.header["opponent"]
+        self.events.info("match_end", winner=winner, we_won=we_won, scores=scores,
+                         announced=event is not None, record=journal.mat_path.name)  # fmt: skip
 
 
 _HANDLERS = {
-    MatchStart: MatchRecords._start, MatchResumed: MatchRecords._start, Board: MatchRecords._board,
-    NewGame: MatchRecords._new_game, OpeningRoll: MatchRecords._opening, YouRoll: MatchRecords._our_roll, OpponentRolls: MatchRecords._their_roll,
+    MatchStart: MatchRecords._start, MatchResumed: MatchRecords._resumed, Board: MatchRecords._board,
+    NewGame: MatchRecords._new_game_event, OpeningRoll: MatchRecords._opening_roll,
+    YouRoll: MatchRecords._our_roll, OpponentRolls: MatchRecords._their_roll,
     OpponentMoves: MatchRecords._their_move, OnlyPossibleMove: MatchRecords._only_move,
-    CantMove: MatchRecords._cant_move, YouDoubled: MatchRecords._we_double, DoubleOffered: MatchRecords._they_double,
-    DoubleAccepted: MatchRecords._accepted, DoubleRejected: MatchRecords._dropped,
-    ResignAccepted: MatchRecords._resigned, GameEnd: MatchRecords._game_end, MatchEnd: MatchRecords._match_end,
-}
+    CantMove: MatchRecords._cant_move, YouDoubled: MatchRecords._we_double,
+    DoubleOffered: MatchRecords._they_double, DoubleAccepted: MatchRecords._accepted,
+    DoubleRejected: MatchRecords._dropped, ResignAccepted: MatchRecords._resigned,
+    GameEnd: MatchRecords._game_end, MatchEnd: MatchRecords._match_end,
+}  # fmt: skip

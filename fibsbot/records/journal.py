@@ -1,0 +1,201 @@
+"""The match journal: every action of a match, synced to disk as it happens.
+
+One journal per match (``matches/NAME.journal.json``) holds the match's header and
+its actions in order; the ``.mat`` file beside it (``matches/NAME.mat``) is
+rendered from them.  Both are rewritten atomically (``records.atomic``) after every
+action, the journal first, so a kill at any moment leaves a journal with every
+action recorded so far and at worst a ``.mat`` one action behind, which the next
+load renders again.  A resumed match loads its journal and goes on writing the
+same ``.mat``, earlier games included.
+
+Actions are JSON lists, player 0 being us (the left column of the ``.mat``):
+
+* ``["game", score0, score1, crawford]``: a game begins at the server's score;
+* ``["opening", player, high, low]``: the opening roll, won by ``player``;
+* ``["roll", player, d1, d2]``: a roll whose move has not come yet;
+* ``["move", player, d1, d2, [[from, to], ...]]``: a roll and its move (``[]``: a dance);
+* ``["double", player]``, ``["take", player]``, ``["drop", player]``;
+* ``["win", player, points]``, ``["resign", player, points]`` (``player`` resigned);
+* ``["leave_out", reason]``: the game in progress cannot be followed and is left
+  out of the ``.mat`` (the reason is logged and kept here).
+
+``replay`` rebuilds the recorder and the pending rolls from any list of actions,
+which is how a resumed match is checked against the server (``records.resync``).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+from fibsbot.records.atomic import write_atomically
+from fibsbot.records.matfile import MatchRecorder, MatRecordError
+
+log = structlog.get_logger("fibsbot.records")
+
+SUFFIX = ".journal.json"
+VERSION = 1
+PLAYING, FINISHED, REPLACED = "playing", "finished", "replaced"
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
+
+Action = list[Any]
+
+
+@dataclass
+class Replayed:
+    """A journal's actions played onto a recorder that writes nothing by itself."""
+
+    recorder: MatchRecorder
+    dice: dict[int, tuple[int, int]] = field(default_factory=dict)  # rolls waiting for their move
+    awaited: int | None = None  # the player the server waits for in the game in progress
+
+
+def _new_recorder(header: dict, mat_path: Path) -> MatchRecorder:
+    return MatchRecorder(mat_path, (header["user"], header["opponent"]), header.get("length") or 0,
+                         site=header.get("site"), event=header.get("event"),
+                         started=dt.datetime.fromisoformat(header["started"]), autosave=False)  # fmt: skip
+
+
+def apply_action(state: Replayed, action: Action) -> None:
+    """Play one action onto ``state``; MatRecordError if it does not fit (``state`` is then unusable)."""
+    kind, *args = action
+    rec = state.recorder
+    if kind == "game":
+        score0, score1, crawford = args
+        rec.start_game((score0, score1), crawford)
+        state.dice.clear()
+        state.awaited = None
+    elif kind == "opening":
+        player, high, low = args
+        state.dice = {player: (high, low)}
+        state.awaited = player
+    elif kind == "roll":
+        player, d1, d2 = args
+        state.dice[player] = (d1, d2)
+        state.awaited = player
+    elif kind == "move":
+        player, d1, d2, steps = args
+        rec.roll_and_move(player, (d1, d2), [tuple(step) for step in steps])
+        state.dice.clear()  # after a move no earlier roll can still be waiting
+        state.awaited = 1 - player
+    elif kind in ("double", "take", "drop"):
+        (player,) = args
+        getattr(rec, kind)(player)
+        state.awaited = 1 - player
+    elif kind in ("win", "resign"):
+        player, points = args
+        getattr(rec, kind)(player, points)
+        state.awaited = None
+    elif kind == "leave_out":
+        rec.leave_out_game()
+        state.dice.clear()
+        state.awaited = None
+    else:
+        raise MatRecordError(f"unknown journal action {kind!r}")
+
+
+def replay(header: dict, mat_path: Path, actions: list[Action]) -> Replayed:
+    state = Replayed(_new_recorder(header, mat_path))
+    for action in actions:
+        apply_action(state, action)
+    return state
+
+
+class MatchJournal:
+    """One match's journal and ``.mat``; ``record`` adds an action and syncs both."""
+
+    def __init__(self, path: Path, header: dict, actions: list[Action], status: str = PLAYING) -> None:
+        self.path = Path(path)
+        self.header = header
+        self.actions = [list(action) for action in actions]
+        self.status = status
+        self.state = replay(header, self.mat_path, self.actions)
+
+    # --- finding and making journals ---------------------------------------------------------
+
+    @classmethod
+    def create(cls, matches_dir: Path, user: str, opponent: str, length: int | None, *,
+               site: str | None = None, event: str | None = None) -> "MatchJournal":  # fmt: skip
+        now = dt.datetime.now()
+        # microseconds keep two matches started in the same second apart
+        stem = f"{now:%Y%m%d-%H%M%S-%f}-{_UNSAFE.sub('_', user)}-vs-{_UNSAFE.sub('_', opponent)}"
+        header = {"version": VERSION, "user": user, "opponent": opponent, "length": length,
+                  "started": now.isoformat(timespec="seconds"), "site": site, "event": event,
+                  "mat": f"{stem}.mat"}  # fmt: skip
+        journal = cls(Path(matches_dir) / f"{stem}{SUFFIX}", header, [])
+        journal.save()
+        return journal
+
+    @classmethod
+    def load(cls, path: Path) -> "MatchJournal":
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        journal = cls(path, data["header"], data["actions"], data["status"])
+        journal.save()  # a kill between the two writes may have left the .mat one action behind
+        return journal
+
+    @staticmethod
+    def unfinished(matches_dir: Path, user: str, opponent: str) -> list[Path]:
+        """Journals of matches with ``opponent`` that neither ended nor were replaced, oldest first."""
+        found = []
+        for path in sorted(Path(matches_dir).glob(f"*{SUFFIX}")):
+            try:
+                data = json.loads(path.read_text(encoding="utf-8"))
+                header = data["header"]
+            except (OSError, ValueError, KeyError, TypeError):
+                log.warning("journal_unreadable", journal=path.name)
+                continue
+            if data.get("status") == PLAYING and (header.get("user"), header.get("opponent")) == (user, opponent):
+                found.append(path)
+        return found
+
+    # --- the record ------------------------------------------------------------------------
+
+    @property
+    def mat_path(self) -> Path:
+        return self.path.with_name(self.header["mat"])
+
+    @property
+    def recorder(self) -> MatchRecorder:
+        return self.state.recorder
+
+    @property
+    def game_in_progress(self) -> bool:
+        return self.recorder.game_in_progress
+
+    def record(self, *action: Any) -> None:
+        """Add one action and sync; an action that does not fit raises and changes nothing."""
+        try:
+            apply_action(self.state, list(action))
+        except Exception:
+            self.state = replay(self.header, self.mat_path, self.actions)
+            raise
+        self.actions.append(list(action))
+        self.save()
+
+    def rewrite(self, actions: list[Action]) -> None:
+        """Replace the actions (after checking them against the server) and sync."""
+        state = replay(self.header, self.mat_path, actions)
+        self.actions, self.state = [list(action) for action in actions], state
+        self.save()
+
+    def set_length(self, length: int) -> None:
+        """The match length, once the server has told it (before any game is recorded)."""
+        if self.header.get("length") == length or self.recorder.games:
+            return
+        self.header["length"] = length
+        self.rewrite(self.actions)
+
+    def finish(self, status: str = FINISHED) -> None:
+        self.status = status
+        self.save()
+
+    def save(self) -> None:
+        data = {"header": self.header, "status": self.status, "actions": self.actions}
+        write_atomically(self.path, json.dumps(data, separators=(",", ":")) + "\n")
+        write_atomically(self.mat_path, self.recorder.text())
