@@ -34,6 +34,12 @@ class ServerConfig(BaseModel):
     # toggles of new accounts, over FIBS's defaults (e.g. {"ready": True})
     new_account_toggles: dict[str, bool] = {}
     rating: float = 1500.0  # every new account's rating (ratings are not updated)
+    # commands answered "** Unknown command: 'NAME'" as some servers do (e.g. {"board"})
+    unknown_commands: frozenset[str] = frozenset()
+    # seconds between a match's last game-end line and its match-end line; a player
+    # who leaves within them takes the match-end line with them, as seen on a real
+    # server when the winner logged out at once (0: both in the same breath)
+    match_end_delay: float = Field(default=0.0, ge=0)
 
     @field_validator("new_account_toggles")
     @classmethod

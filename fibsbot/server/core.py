@@ -65,8 +65,9 @@ class ServerCore(LoginFlow, LobbyCommands, PlayCommands):
         return self._take_output()
 
     def tick(self, now: float) -> list[Output]:
-        """Time passes: idle sessions time out."""
+        """Time passes: idle sessions time out, held match-end lines fall due."""
         self.now, self._out = now, []
+        self._announce_due()
         timeout = self.config.idle_timeout
         if timeout is not None:
             for state in list(self.sessions.values()):
@@ -76,10 +77,11 @@ class ServerCore(LoginFlow, LobbyCommands, PlayCommands):
         return self._take_output()
 
     def next_timeout(self) -> float | None:
-        """When the next idle timeout falls due (None: none can), for the caller's timer."""
-        if self.config.idle_timeout is None or not self.sessions:
-            return None
-        return min(s.last_input for s in self.sessions.values()) + self.config.idle_timeout
+        """When the next idle timeout or held match end falls due (None: none can), for the caller's timer."""
+        due = [when for when, _match in self.held_match_ends]
+        if self.config.idle_timeout is not None and self.sessions:
+            due.append(min(s.last_input for s in self.sessions.values()) + self.config.idle_timeout)
+        return min(due) if due else None
 
     # --- commands of logged-in players ----------------------------------------------------
 
@@ -91,7 +93,7 @@ class ServerCore(LoginFlow, LobbyCommands, PlayCommands):
         if name == "bye":
             return self._goodbye(session)
         handler = getattr(self, f"_cmd_{name}", None) if name.isidentifier() else None
-        if handler is None:
+        if handler is None or name in self.config.unknown_commands:
             return self._send(session.id, msg.error(f"Unknown command: '{words[0][:40]}'"))
         log.debug("server.command", session=session.id, name=session.name, command=name)
         handler(session, words[1:], line)

@@ -148,6 +148,7 @@ class LoginFlow(ServerState):
         if name is None or self.online.get(name) != session.id:
             return
         self._suspend_match(name, how)
+        self._forget_match_ends(name)
         self._drop_invites(name)
         del self.online[name]
         for other in self.online:

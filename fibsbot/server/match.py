@@ -75,6 +75,10 @@ class ServerMatch:
         self.joined: set[int] = set()
         self.games = 0
         self._results: Results = []
+        # the server's own record, per game: starting score, actions ("move", seat, dice,
+        # steps), ("double"|"take"|"drop", seat), ("resign", seat, points); winner, points
+        self.history: list[dict] = []
+        self.announcement: list[Line] = []  # the match-end lines, once the match is decided
 
     # --- queries ---------------------------------------------------------------------
 
@@ -172,8 +176,13 @@ class ServerMatch:
         self.resignation = None
         self.joined.clear()
 
+    def _log(self, *action) -> None:
+        if self.history:
+            self.history[-1]["actions"].append(action)
+
     def _new_game(self) -> list[Line]:
         self.games += 1
+        self.history.append({"score": tuple(self.scores), "actions": [], "winner": None, "points": 0})
         self.rows[:] = Position.initial().board
         self.cube, self.cube_owner, self.doubler, self.resignation = 1, CENTRED, None, None
         self.joined.clear()
@@ -225,6 +234,7 @@ class ServerMatch:
         self._boards(lines)
         pieces = pieces_to_move(self._results)
         if not pieces:
+            self._log("move", seat, (d1, d2), ())
             lines += [(seat, msg.YOU_CANT_MOVE), (1 - seat, msg.cant_move(self.names[seat]))]
             return False
         if len(self._results) == 1 and self._toggle(self.names[seat], "automove"):
@@ -268,6 +278,7 @@ class ServerMatch:
 
     def _play(self, seat: int, steps, after: Position, lines: list[Line]) -> None:
         """Carry out a checked move: tell the opponent, then end the game or pass the turn."""
+        self._log("move", seat, self.dice, tuple(steps))
         self.rows[seat], self.rows[1 - seat] = after.board[0], after.board[1]
         lines.append((1 - seat, msg.moves(self.names[seat], move_echo(steps, DIRECTION[seat]))))
         if after.off(0) == 15:
@@ -284,6 +295,7 @@ class ServerMatch:
         if self.cube_owner not in (CENTRED, seat):
             raise MatchError(msg.error(f"{self.names[1 - seat]} owns the cube. You can't double."))
         self.phase, self.doubler = Phase.TAKE, seat
+        self._log("double", seat)
         lines: list[Line] = [
             (seat, msg.you_double(self.names[1 - seat])),
             (1 - seat, msg.doubles(self.names[seat])),
@@ -298,6 +310,7 @@ class ServerMatch:
             raise MatchError(msg.error("There's nothing to accept."))
         doubler = 1 - seat
         self.cube, self.cube_owner, self.doubler = self.cube * 2, seat, None
+        self._log("take", seat)
         lines: list[Line] = [
             (seat, msg.you_accept_double(self.cube)),
             (doubler, msg.accepts_double(self.names[seat], self.cube)),
@@ -312,6 +325,7 @@ class ServerMatch:
         if self.phase is not Phase.TAKE or self.doubler != 1 - seat:
             raise MatchError(msg.error("There's nothing to reject."))
         doubler, points = 1 - seat, self.cube
+        self._log("drop", seat)
         lines: list[Line] = [
             (seat, msg.you_give_up(self.names[doubler], points)),
             (doubler, msg.gives_up(self.names[seat], points)),
@@ -341,6 +355,7 @@ class ServerMatch:
         self.resignation = None
         if not accepted:
             return [(seat, msg.RESIGN_REJECTED_BY_YOU), (resigner, msg.rejects_resign(self.names[seat]))]
+        self._log("resign", resigner, points)
         lines: list[Line] = [
             (seat, msg.you_accept_resign(points)),
             (resigner, msg.accepts_resign(self.names[seat], points)),
@@ -354,6 +369,8 @@ class ServerMatch:
         self.phase, self.dice, self.doubler, self.resignation = Phase.BETWEEN, None, None, None
         self._results = []
         self.scores[winner] += points
+        if self.history:
+            self.history[-1].update(winner=winner, points=points)
         over = bool(self.length) and self.scores[winner] >= self.length
         if over:
             self.phase = Phase.OVER
@@ -368,10 +385,11 @@ class ServerMatch:
                       (loser, msg.wins_game(self.names[winner], points))]  # fmt: skip
         if over:
             won, lost = self.scores[winner], self.scores[loser]
-            return lines + [
+            self.announcement = [
                 (winner, msg.you_win_match(self.length, won, lost)),
                 (loser, msg.wins_match(self.names[winner], self.length, won, lost)),
             ]
+            return lines + self.announcement
         for seat in (0, 1):
             own, other = (self.names[seat], self.scores[seat]), (self.names[1 - seat], self.scores[1 - seat])
             lines += [(seat, msg.score_line(self.length, own, other)), (seat, msg.JOIN_NEXT_GAME)]

@@ -255,5 +255,15 @@ def timed_out_saved(player: str) -> str:
     return f"Connection with {player} timed out. The game was saved."
 
 
+SAVED_HEADER = "  opponent          matchlength   score (your points first)"
+NO_SAVED_GAMES = "no saved games."
+
+
+def saved_row(mark: str, opponent: str, length: int, own: int, other: int) -> str:
+    """A ``show saved`` row: ``*`` the opponent is logged in, ``**`` and ready too."""
+    kind = "unlimited" if length == 0 else str(length)
+    return f"{mark:<2}{opponent:<24}{kind:<17}{own} - {other:2d}"
+
+
 def error(text: str) -> str:
     return f"** {text}"

@@ -58,6 +58,15 @@ class FibsServer:
         if self._server is not None:
             await self._server.wait_closed()
 
+    def drop(self, name: str) -> bool:
+        """Cut a logged-in player's connection as a network fault would (no goodbye)."""
+        session = self.core.online.get(name)
+        writer = self._writers.get(session) if session is not None else None
+        if writer is None:
+            return False
+        writer.transport.abort()
+        return True
+
     async def __aenter__(self) -> "FibsServer":
         return self
 

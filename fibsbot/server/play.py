@@ -21,12 +21,26 @@ class PlayCommands(ServerState):
         return DEFAULT_TOGGLES[toggle] if account is None else account.toggles[toggle]
 
     def _deliver(self, match: ServerMatch, lines: list[Line]) -> None:
+        if match.is_over and self.config.match_end_delay > 0 and match.announcement:
+            lines = [line for line in lines if line not in match.announcement]
+            self.held_match_ends.append((self.now + self.config.match_end_delay, match))
         for seat, text in lines:
             self._tell(match.names[seat], text)
         if match.is_over:
             self._finish_match(match)
 
+    def _announce_due(self) -> None:
+        due = [(when, match) for when, match in self.held_match_ends if when <= self.now]
+        for entry in due:
+            self.held_match_ends.remove(entry)
+            for seat, text in entry[1].announcement:
+                self._tell(entry[1].names[seat], text)
+
+    def _forget_match_ends(self, name: str) -> None:
+        self.held_match_ends = [(when, m) for when, m in self.held_match_ends if name not in m.names]
+
     def _finish_match(self, match: ServerMatch) -> None:
+        self.finished.append(match)
         for name in match.names:
             if self.matches.get(name) is match:
                 del self.matches[name]
@@ -161,6 +175,19 @@ class PlayCommands(ServerState):
 
     def _cmd_resign(self, session: Session, args: list[str], raw: str = "") -> None:
         self._game_command(session, "resign", args[0] if args else "")
+
+    def _cmd_show(self, session: Session, args: list[str], raw: str = "") -> None:
+        if [word.lower() for word in args] != ["saved"]:
+            return self._send(session.id, msg.error("Only 'show saved' is known here."))
+        me, rows = session.name or "", []
+        for players, match in self.saved.items():
+            if me not in players:
+                continue
+            other, seat = match.opponent_of(me), match.seat_of(me)
+            account = self.accounts.get(other)
+            mark = "" if other not in self.online else "**" if account and account.toggles["ready"] else "*"
+            rows.append(msg.saved_row(mark, other, match.length, match.scores[seat], match.scores[1 - seat]))
+        self._send(session.id, *([msg.SAVED_HEADER, *rows] if rows else [msg.NO_SAVED_GAMES]))
 
     def _cmd_board(self, session: Session, args: list[str], raw: str = "") -> None:
         match = self.matches.get(session.name or "")

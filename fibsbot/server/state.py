@@ -66,6 +66,8 @@ class ServerState:
         self.matches: dict[str, ServerMatch] = {}  # both players' names -> their match
         self.saved: dict[frozenset[str], ServerMatch] = {}
         self.invites: dict[str, Invite] = {}  # by inviter
+        self.finished: list[ServerMatch] = []  # every match played to its end, in order
+        self.held_match_ends: list[tuple[float, ServerMatch]] = []  # see ServerConfig.match_end_delay
         self.now = 0.0
         self._out: list[Output] = []
 
@@ -135,6 +137,12 @@ class ServerState:
         raise NotImplementedError
 
     def _drop_invites(self, name: str) -> None:
+        raise NotImplementedError
+
+    def _announce_due(self) -> None:
+        raise NotImplementedError
+
+    def _forget_match_ends(self, name: str) -> None:
         raise NotImplementedError
 
     def _leave_server(self, session: Session, how: str) -> None:
