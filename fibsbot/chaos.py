@@ -95,9 +95,10 @@ class Daemon:
     async def start(self) -> None:
         env = dict(os.environ, FIBSBOT_PASSWORD=self.password)
         with open(self.log_path, "ab") as stderr:
+            # what ``fibsbot run --config FILE`` runs, without building every other command
             self.proc = await asyncio.create_subprocess_exec(
-                sys.executable, "-c", "import sys; from fibsbot.cli import main; sys.exit(main())",
-                "run", "--config", str(self.config), env=env,
+                sys.executable, "-c", "import argparse, sys; from fibsbot.cli_run import _run; "
+                "sys.exit(_run(argparse.Namespace(config=sys.argv[1])))", str(self.config), env=env,
                 stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL, stderr=stderr)
         self.starts += 1
 
@@ -253,9 +254,11 @@ def print_chaos(result: ChaosResult, out=sys.stdout) -> None:
           f"{result.finished} finished, {result.resumable} resumable, {result.stuck} stuck", file=out)
     print(f"faults: {result.drops} dropped connections, {result.kills} SIGKILLs ({result.restarts} daemon "
           f"restarts), {result.logouts_at_win} opponent logouts at the moment of winning", file=out)
-    print(f"moves: {a.moves_played} played, {a.moves_recorded} recorded, {a.moves_lost} lost, {a.moves_wrong} "
-          f"wrong; games: {a.games_played} played, {a.games_left_out} left out", file=out)
-    print(f"queue: {a.queue_rows} rows, {a.queue_rows_dangling} without a record; "
+    print(f"moves: {a.moves_played} played, {a.moves_recorded} recorded, {a.moves_lost} lost ({a.moves_left_out} "
+          f"in {a.games_left_out} of {a.games_played} games left out with a log line), {a.moves_wrong} wrong",
+          file=out)  # fmt: skip
+    print(f"queue: {a.queue_rows} rows, {a.queue_rows_dangling} without a record, {a.queue_rows_unplaced} "
+          f"in games left out; "
           f"observer failures: {result.observer_failures}; match records: {result.records}", file=out)
     for problem in a.problems[:20]:
         print(f"  {problem}", file=out)

@@ -44,8 +44,10 @@ class Audit:
     moves_wrong: int = 0  # in a match file but not as played
     games_played: int = 0
     games_left_out: int = 0  # missing from the match file (each logged by the bot)
+    moves_left_out: int = 0  # the moves of those games
     queue_rows: int = 0
-    queue_rows_dangling: int = 0  # naming no existing match file, or no game and move
+    queue_rows_dangling: int = 0  # naming no existing match file
+    queue_rows_unplaced: int = 0  # without game and move number: decisions in games left out
     problems: list[str] = field(default_factory=list)
 
     @property
@@ -105,6 +107,7 @@ def audit_match(server_match, our_seat: int, gnubg_match: dict | None, audit: Au
         ours = recorded.get(score)
         if ours is None:
             audit.games_left_out += 1
+            audit.moves_left_out += len(played)
             continue
         want, got = _positions(played), _positions(ours)
         same = sum(1 for a, b in zip(want, got) if a == b)
@@ -126,5 +129,7 @@ def audit_queue(queue_path: Path, matches_dir: Path, audit: Audit) -> None:
         rows = db.execute("SELECT match_ref, game_number, move_number FROM disagreements").fetchall()
     audit.queue_rows = len(rows)
     for ref, game, move in rows:
-        if not ref or not (matches_dir / ref).exists() or game is None or move is None:
+        if not ref or not (matches_dir / ref).exists():
             audit.queue_rows_dangling += 1
+        elif game is None or move is None:
+            audit.queue_rows_unplaced += 1

@@ -359,7 +359,7 @@ class MatchDriver(LobbyHandlers, MatchEnding):
         self._reset_game()
         self._board = None  # nothing on the last board of a game waits for us
         self._end_if_score_reached(event)
-        return []
+        return self._invite_if_idle()
 
     def _on_join_prompt(self, event: JoinNextGamePrompt) -> list[Output]:
         return [Send("join")] if self._in_match else []

@@ -11,6 +11,7 @@ instead of depending on it.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import structlog
 
@@ -29,9 +30,7 @@ class LobbyHandlers:
     refused: set[str]
     _in_match: bool
     _opponent: str | None
-
-    def _leave_match(self, reason: str) -> None:  # provided by MatchDriver
-        raise NotImplementedError
+    _leave_match: Callable[[str], None]  # from MatchEnding
 
     def _invite_if_idle(self) -> list[Output]:
         return [] if self._in_match else list(self.saved.invitation())

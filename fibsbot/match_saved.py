@@ -9,7 +9,8 @@ not have.  Only a server that refuses ``show saved`` makes the bot fall back on
 its own suspicions (and a ``There is no saved match with U`` answer corrects it).
 
 Resuming: a saved match's opponent who is online and not playing someone else is
-invited (``invite U``), one at a time, once per time they come online.
+invited (``invite U``), once per time they come online, and only while no other
+invitation to resume is open (the server keeps one invitation per inviter).
 """
 
 from __future__ import annotations
@@ -98,6 +99,8 @@ class SavedMatches:
         """``invite U`` for one saved match whose opponent is here and free (call only while idle)."""
         if self.awaiting_listing:
             return []
+        if any(name in self.online and self.knows(name) for name in self.invited):
+            return []  # a newer invitation would replace the one still open
         candidates = self.confirmed + (self.suspected if self.listing_refused else [])
         for name in candidates:
             if name in self.online and name not in self.playing and name not in self.invited:

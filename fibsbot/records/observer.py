@@ -109,9 +109,12 @@ class MatchRecords:
             except Exception:  # noqa: BLE001 - not even the report of one
                 pass
 
+    def _following(self) -> bool:
+        return self.journal is not None and self.journal.game_in_progress
+
     def record(self, *action: Any) -> None:
         """An action of the game we follow (nothing while no game is followed)."""
-        if self.journal is not None and self.journal.game_in_progress:
+        if self._following():
             self.journal.record(*action)
 
     def leave_out(self, reason: str) -> None:
@@ -158,8 +161,10 @@ class MatchRecords:
                 journal.rewrite(actions)
             self.events.info("record_resumed", record=journal.mat_path.name, games=len(journal.recorder.games),
                              actions=len(actions), state=note)  # fmt: skip
-            if note == "left_out":
-                self.events.warning("game_left_out", record=journal.mat_path.name, reason=actions[-1][1])
+            if note in ("left_out", "unseen_game"):
+                reason = actions[-1][1] if note == "left_out" else "the bot never saw the game's beginning"
+                self.events.warning("game_left_out", record=journal.mat_path.name, reason=reason)
+                self._unseen_logged = True  # one line per game
         if journal.game_in_progress or board.turn == 0 or journal.recorder.is_over:
             return
         if self._new_game:
@@ -187,18 +192,20 @@ class MatchRecords:
         self.record("roll", 1, event.d1, event.d2)
 
     def _their_move(self, event: OpponentMoves) -> None:
-        self._move(1, parse_fibs(event.move, -self._direction))
+        if self._following():
+            self._move(1, parse_fibs(event.move, -self._direction))
 
     def _only_move(self, event: OnlyPossibleMove) -> None:
-        self._move(0, parse_fibs(event.move, self._direction))
+        if self._following():
+            self._move(0, parse_fibs(event.move, self._direction))
 
     def _cant_move(self, event: CantMove) -> None:
         self._move(0 if event.is_us else 1, ())
 
     def _move(self, player: int, steps) -> None:
-        journal = self.journal
-        if journal is None or not journal.game_in_progress:
+        if not self._following():
             return
+        journal = self.journal
         dice = journal.state.dice.get(player)
         if dice is None:
             self.leave_out(f"a move of player {player} without its roll")
