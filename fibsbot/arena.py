@@ -29,6 +29,7 @@ from fibsbot.client import BotClient
 from fibsbot.client_options import Backoff, ClientOptions
 from fibsbot.clip_events import BadBoard, MatchEnd, ServerError
 from fibsbot.match_types import NullObserver
+from fibsbot.owner.live import OwnerRecords
 from fibsbot.policy import Policy, PolicySettings
 from fibsbot.records.events import WireLog, configure_logging
 from fibsbot.records.observer import MatchRecords
@@ -140,7 +141,8 @@ async def run_arena(length: int = 3, matches: int = 1, opponent: str = "pubeval"
     start = time.perf_counter()
     async with run_local_server(seed=seed) as (host, port, core):
         ours = _client(port, BOT, passwords[BOT], agent,
-                       PolicySettings(user=BOT, min_length=1, max_length=99), [records, watcher], matches)
+                       PolicySettings(user=BOT, min_length=1, max_length=99),
+                       [records, watcher, OwnerRecords(data_dir, BOT)], matches)
         theirs = _client(port, SPARRING, passwords[SPARRING], sparring_agent,
                          PolicySettings(user=SPARRING, min_length=1, max_length=99, admins=frozenset({REFEREE})),
                          [], matches)

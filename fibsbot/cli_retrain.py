@@ -53,6 +53,9 @@ def _retrain(args: argparse.Namespace) -> int:
     if not config.data_dir.exists():
         raise UserError(f"no data directory {config.data_dir}: play some matches first (fibsbot arena)")
     report = retrain(config, progress=(lambda text: None) if args.json else print)
+    from fibsbot.owner.live import record_retrain
+
+    record_retrain(config.data_dir, asdict(report))  # the history `fibsbot report` plots
     if args.json:
         print(json.dumps(asdict(report), default=str))
     else:

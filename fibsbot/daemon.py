@@ -18,6 +18,7 @@ from fibsbot.client_config import bot_client
 from fibsbot.clip_events import MatchResumed, MatchStart
 from fibsbot.match_types import NullObserver
 from fibsbot.config import Settings
+from fibsbot.owner.live import OwnerRecords
 from fibsbot.records.events import WireLog, configure_logging
 from fibsbot.records.observer import MatchRecords
 from fibsbot.records.queue import TrainingQueue
@@ -71,7 +72,8 @@ async def run_daemon(settings: Settings, stop: asyncio.Event | None = None) -> N
     reloader = NetReloader(settings, records)
     agent = load_agent(reloader.agent_spec())
     records.net_version = f"{agent.evaluator.name}:{reloader.version or 'shipped'}"
-    client = bot_client(settings, agent, [reloader, records])
+    owner = OwnerRecords(settings.data_dir, user)  # status files for `fibsbot status`
+    client = bot_client(settings, agent, [reloader, records, owner])
     reloader.client = client
     stop = stop or asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -89,9 +91,12 @@ async def run_daemon(settings: Settings, stop: asyncio.Event | None = None) -> N
     watcher = asyncio.create_task(stopper())
     log.info("daemon_start", user=user, server=settings.server.host, port=settings.server.port,
              agent=agent.name, data_dir=str(settings.data_dir))
+    owner.started(server=settings.server.host, port=settings.server.port, agent=agent.name,
+                  net_version=records.net_version)
     try:
         await client.run()
     finally:
+        owner.stopped()
         watcher.cancel()
         queue.close()
         log.info("daemon_stop", matches=len(records.finished), queued=records.queued)

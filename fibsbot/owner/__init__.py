@@ -1,0 +1,1 @@
+"""What the bot's owner sees: the records read back, matches analysed, status and report."""
