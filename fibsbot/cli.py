@@ -111,17 +111,19 @@ def _moves(args: argparse.Namespace) -> int:
 
 
 def _add_bench_args(p: argparse.ArgumentParser) -> None:
-    import fibsbot.bench_search  # noqa: F401  registers the search benchmarks
-    from fibsbot.bench import BENCHMARKS
-
-    p.add_argument("--only", nargs="*", choices=sorted(BENCHMARKS), help="run only these benchmarks")
+    # names are checked when the command runs: listing them here would load numba for every command
+    p.add_argument("--only", nargs="*", metavar="NAME", help="run only these benchmarks")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
 @command("bench", "measure the engine's speed on one core (move generation, self-play, ...)")(_add_bench_args)
 def _bench(args: argparse.Namespace) -> int:
-    from fibsbot.bench import run_benchmarks
+    import fibsbot.bench_search  # noqa: F401  registers the search benchmarks
+    from fibsbot.bench import BENCHMARKS, run_benchmarks
 
+    unknown = sorted(set(args.only or ()) - set(BENCHMARKS))
+    if unknown:
+        raise UserError(f"unknown benchmark {', '.join(unknown)}; known: {', '.join(sorted(BENCHMARKS))}")
     results = run_benchmarks(args.only)
     if args.json:
         print(json.dumps(results))
@@ -136,7 +138,10 @@ def _bench(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line; with ``only`` (a command's name), only that command's options are
+    set up: some setups load numba, which would cost every other command most of a second."""
+    import fibsbot.cli_analyse  # noqa: F401  registers `analyse`
     import fibsbot.cli_arena  # noqa: F401  registers `arena`
     import fibsbot.cli_benchmark  # noqa: F401  registers `benchmark`, `benchmark-build`
     import fibsbot.cli_external  # noqa: F401  registers `external`
@@ -152,12 +157,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name, (help_text, setup, _run) in COMMANDS.items():
-        setup(sub.add_parser(name, help=help_text, description=help_text))
+        subparser = sub.add_parser(name, help=help_text, description=help_text)
+        if only not in COMMANDS or name == only:
+            setup(subparser)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv[0] if argv else None)
     args = parser.parse_args(argv)
     _help, _setup, run = COMMANDS[args.command]
     try:
