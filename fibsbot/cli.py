@@ -150,6 +150,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     import fibsbot.cli_rollout  # noqa: F401  registers `rollout`
     import fibsbot.cli_run  # noqa: F401  registers `run`
     import fibsbot.cli_server  # noqa: F401  registers `server`
+    import fibsbot.cli_status  # noqa: F401  registers `status`
     import fibsbot.cli_train  # noqa: F401  registers `train`
     parser = argparse.ArgumentParser(
         prog="fibsbot",
