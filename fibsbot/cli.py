@@ -146,6 +146,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     import fibsbot.cli_benchmark  # noqa: F401  registers `benchmark`, `benchmark-build`
     import fibsbot.cli_external  # noqa: F401  registers `external`
     import fibsbot.cli_hint  # noqa: F401  registers `hint`
+    import fibsbot.cli_report  # noqa: F401  registers `report`
     import fibsbot.cli_retrain  # noqa: F401  registers `retrain`
     import fibsbot.cli_rollout  # noqa: F401  registers `rollout`
     import fibsbot.cli_run  # noqa: F401  registers `run`
