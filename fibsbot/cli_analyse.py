@@ -36,6 +36,7 @@ def _analyse(args: argparse.Namespace) -> int:
     from fibsbot.owner.analysis import Analyser
     from fibsbot.owner.analysis_io import data_dir_of, format_analysis, queue_errors, save_analysis
     from fibsbot.owner.matread import MatFileError, read_mat
+    from fibsbot.owner.readers import DataDirError
     from fibsbot.records.queue import QueueError
 
     matches = []
@@ -64,7 +65,7 @@ def _analyse(args: argparse.Namespace) -> int:
             queue = _queue_path(args.queue, match.path)
             try:
                 out["queued"] = queue_errors(queue, analysis)
-            except (QueueError, sqlite3.Error) as exc:
+            except (DataDirError, QueueError, sqlite3.Error) as exc:
                 raise UserError(f"{queue}: {exc}") from exc
         if args.json:
             print(json.dumps(out))

@@ -19,16 +19,12 @@ def _setup(p: argparse.ArgumentParser) -> None:
 
 @command("report", "write a static HTML report with plots: results, rating, errors, luck, queue, promotions")(_setup)
 def _report(args: argparse.Namespace) -> int:
-    from fibsbot.config import default_data_dir
+    from fibsbot.cli_status import existing_data_dir
     from fibsbot.owner.plots import MissingMatplotlib
     from fibsbot.owner.readers import DataDirError
     from fibsbot.owner.report import build_report
-    from fibsbot.owner.status import is_empty
 
-    data_dir = Path(args.data_dir) if args.data_dir else default_data_dir()
-    if not data_dir.is_dir() or is_empty(data_dir):
-        raise UserError(f"{data_dir}: no records yet: start the daemon (fibsbot run) or play some matches "
-                        f"(fibsbot arena --data-dir {data_dir})")
+    data_dir = existing_data_dir(args.data_dir)
     if args.analyse < 0:
         raise UserError("--analyse must be 0 or more")
     try:

@@ -9,11 +9,10 @@ training positions.
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 
 from fibsbot.owner.analysis import Decision, MatchAnalysis
-from fibsbot.owner.readers import owner_dir
+from fibsbot.owner.readers import owner_dir, query_queue
 from fibsbot.owner.stats import PlayerStats
 from fibsbot.records.atomic import write_atomically
 from fibsbot.records.queue import Disagreement, TrainingQueue
@@ -63,13 +62,8 @@ def load_analyses(data_dir: Path) -> dict[str, MatchAnalysis]:
 def _queued_keys(path: Path) -> set[tuple]:
     if not path.exists():
         return set()
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=2.0)
-    try:
-        rows = db.execute("SELECT match_ref, game_number, move_number, kind, position_id FROM disagreements "
-                          "WHERE net_version LIKE 'analyse:%'").fetchall()
-    finally:
-        db.close()
-    return set(rows)
+    return set(query_queue(path, "SELECT match_ref, game_number, move_number, kind, position_id FROM disagreements "
+                                 "WHERE net_version LIKE 'analyse:%'", timeout=2.0))
 
 
 def queue_errors(queue_path: Path, analysis: MatchAnalysis) -> int:

@@ -102,21 +102,24 @@ class QueueCounts:
         return self.labelled + self.waiting
 
 
+def query_queue(path: Path, sql: str, timeout: float = 0.5) -> list[tuple]:
+    """Rows of a read-only query on the training queue; a lock held longer than ``timeout`` is an error."""
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=timeout)
+        try:
+            return db.execute(sql).fetchall()
+        finally:
+            db.close()
+    except sqlite3.Error as exc:
+        raise DataDirError(f"{path}: not a readable training queue ({exc})") from exc
+
+
 def queue_counts(data_dir: Path) -> QueueCounts | None:
     """Rows of the training queue, opened read-only; None where there is no queue yet."""
     path = Path(data_dir) / "queue.sqlite"
     if not path.exists():
         return None
-    try:
-        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=0.5)
-    except sqlite3.Error as exc:
-        raise DataDirError(f"{path}: {exc}") from exc
-    try:
-        rows = dict(db.execute("SELECT labelled, COUNT(*) FROM disagreements GROUP BY labelled").fetchall())
-    except sqlite3.Error as exc:
-        raise DataDirError(f"{path}: not a readable training queue ({exc})") from exc
-    finally:
-        db.close()
+    rows = dict(query_queue(path, "SELECT labelled, COUNT(*) FROM disagreements GROUP BY labelled"))
     return QueueCounts(labelled=int(rows.get(1, 0)), waiting=int(rows.get(0, 0)))
 
 
@@ -125,15 +128,8 @@ def queue_growth(data_dir: Path) -> list[tuple[str, int]]:
     path = Path(data_dir) / "queue.sqlite"
     if not path.exists():
         return []
-    try:
-        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=0.5)
-        try:
-            rows = db.execute("SELECT substr(created_at, 1, 10) AS day, COUNT(*) FROM disagreements "
-                              "GROUP BY day ORDER BY day").fetchall()
-        finally:
-            db.close()
-    except sqlite3.Error as exc:
-        raise DataDirError(f"{path}: not a readable training queue ({exc})") from exc
+    rows = query_queue(path, "SELECT substr(created_at, 1, 10) AS day, COUNT(*) FROM disagreements "
+                             "GROUP BY day ORDER BY day")
     return [(str(day), int(n)) for day, n in rows]
 
 
