@@ -99,6 +99,14 @@ def make_data_dir(root: Path, matches: int = 3, seed: int = 5, with_owner_files:
             owner.rating(rating, experience)
         owner.started(server="127.0.0.1", port=4321, agent="net:default@2")
         owner.stopped()
+        from engine.evaluator import Evaluator
+        from nets.player import resolve_net_path
+        from nets.store import NetStore
+
+        evaluator = Evaluator.load(resolve_net_path("default"))
+        for ppg in (0.45, 0.47):
+            NetStore(data_dir / "nets").promote(evaluator, strength={"benchmark_error": 5.9, "ppg_vs_pubeval": ppg,
+                                                                     "stderr": 0.013, "games": 10000})
         record_retrain(data_dir, {"promoted": False, "version": None, "training_positions": 1234,
                                   "incumbent": {"error": 5.9, "ppg": 0.455}, "candidate": {"error": 5.95, "ppg": 0.45},
                                   "reason": "benchmark error 5.9 -> 5.95"})

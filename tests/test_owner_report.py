@@ -29,13 +29,12 @@ def test_the_page_shows_every_picture_it_references(report):
     data_dir, out_dir, printed = report
     page = (out_dir / "index.html").read_text()
     images = re.findall(r'<img src="([^"]+)"', page)
-    # results, rating, errors and luck from the fixture, and the queue: only promotions have no data
-    assert sorted(images) == ["errors.png", "luck.png", "queue.png", "rating.png", "results.png"]
+    assert sorted(images) == ["errors.png", "luck.png", "promotions.png", "queue.png", "rating.png", "results.png"]
     for name in images:
         data = (out_dir / name).read_bytes()
         assert data.startswith(PNG_MAGIC) and len(data) > 2000
-    assert "Nothing to draw yet." in page  # the promotions section says so
-    assert "5 pictures, 2 matches analysed now" in printed
+    assert "Nothing to draw yet." not in page
+    assert "6 pictures, 2 matches analysed now" in printed
 
 
 def test_the_worst_decisions_are_listed_with_their_ids(report):
@@ -48,6 +47,15 @@ def test_the_worst_decisions_are_listed_with_their_ids(report):
     assert ours and f"{ours[0].position_id}:{ours[0].match_id}" in page
     ours_table = page.split("Our worst decisions")[1].split("worst decisions")[0]
     assert ours_table.count("<tr>") == min(15, len(ours)) + 1
+
+
+def test_a_section_without_data_says_so(tmp_path):
+    pytest.importorskip("matplotlib")
+    data_dir = make_data_dir(tmp_path / "data", matches=1, with_owner_files=False)
+    code, out, err = run_cli(["report", "--data-dir", str(data_dir), "--out", str(tmp_path / "out"), "--analyse", "0"])
+    page = (tmp_path / "out" / "index.html").read_text()
+    assert code == 0 and page.count("Nothing to draw yet.") == 4  # rating, errors, luck, promotions
+    assert "No analysed decisions yet" in page
 
 
 def test_missing_matplotlib_is_one_line(tmp_path, monkeypatch):

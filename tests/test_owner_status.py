@@ -44,13 +44,21 @@ def test_totals_match_the_recorded_matches(data_dir):
     assert status["rating"]["rating"] == 1507.25 and status["rating"]["change"] == pytest.approx(7.25)
     assert status["rating"]["experience_gained"] == 6
     assert status["daemon"]["running"] is False and status["daemon"]["stopped"]
-    assert status["net"]["source"] == "shipped" and "ppg" in status["net"]
+    net = status["net"]
+    assert net["source"] == "promoted" and net["ppg"] == 0.47 and net["benchmark_error"] == 5.9
+    assert net["version"] == sorted(p.name for p in (data_dir / "nets" / "versions").iterdir())[-1]
     assert status["last_retrain"]["promoted"] is False and status["last_retrain"]["error_after"] == 5.95
 
 
 def test_rating_lines_are_written_only_when_they_change(data_dir):
     lines = (data_dir / "owner" / "ratings.jsonl").read_text().splitlines()
     assert [json.loads(x)["rating"] for x in lines] == [1500.0, 1512.5, 1507.25]
+
+
+def test_without_a_promoted_net_the_shipped_one_plays(tmp_path):
+    make_data_dir(tmp_path, matches=1, with_owner_files=False)
+    net = status_json(tmp_path)["net"]
+    assert net["source"] == "shipped" and net["version"] == "default" and "ppg" in net
 
 
 def test_the_index_is_reused_and_follows_a_match_in_progress(tmp_path):

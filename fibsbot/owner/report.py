@@ -60,7 +60,7 @@ def analyse_missing(data_dir: Path, limit: int, ply: int, net: str, known: dict[
         result.analysed += 1
 
 
-def _decision_rows(items: list[tuple[MatchAnalysis, Decision]], match_play_units: bool) -> str:
+def _decision_rows(items: list[tuple[MatchAnalysis, Decision]], match_play_units: bool, analysed: int) -> str:
     rows = []
     for analysis, d in items:
         dice = f"{d.dice[0]}{d.dice[1]}" if d.dice else ""
@@ -71,7 +71,8 @@ def _decision_rows(items: list[tuple[MatchAnalysis, Decision]], match_play_units
     head = ["match", "game.move", "player", "decision", "roll", "played", "best", "equity lost",
             "MWC lost" if match_play_units else "cost", "mark", "Position ID:Match ID (paste into gnubg)"]
     return ("<table><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>" + "".join(rows) + "</table>"
-            if rows else "<p>No analysed decisions yet: run <code>fibsbot analyse</code> on the matches.</p>")
+            if rows else "<p>No decision here lost equity in the analysed matches.</p>" if analysed
+            else "<p>No analysed decisions yet: run <code>fibsbot analyse</code> on the matches.</p>")
 
 
 def _worst(analyses: list[MatchAnalysis], ours: bool, count: int) -> list[tuple[MatchAnalysis, Decision]]:
@@ -116,8 +117,8 @@ def build_report(data_dir: Path, out_dir: Path, *, analyse: int = 5, ply: int = 
         generated=dt.datetime.now().strftime("%Y-%m-%d %H:%M"), data_dir=html.escape(str(data_dir)),
         status=html.escape(format_status(status)), sections="\n".join(sections),
         analysed=len(analyses), depth=", ".join(depth) or "-",
-        ours=_decision_rows(_worst(analyses, True, WORST_OURS), match_play),
-        theirs=_decision_rows(_worst(analyses, False, WORST_THEIRS), match_play))
+        ours=_decision_rows(_worst(analyses, True, WORST_OURS), match_play, len(analyses)),
+        theirs=_decision_rows(_worst(analyses, False, WORST_THEIRS), match_play, len(analyses)))
     result.page.write_text(page, encoding="utf-8")
     return result
 

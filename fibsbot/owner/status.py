@@ -105,6 +105,10 @@ def _duration(seconds: int) -> str:
     return (f"{days}d " if days else "") + f"{hours}h {rest // 60:02d}m"
 
 
+def _number(value, spec: str) -> str:
+    return "-" if value is None else format(value, spec)
+
+
 def _figures(net: dict) -> str:
     parts = []
     if "ppg" in net:
@@ -155,6 +159,7 @@ def format_status(status: dict) -> str:
         lines.append("last retrain: never")
     else:
         lines.append(f"last retrain: {r['finished'] or 'time unknown'}, {r['positions']} positions, benchmark error "
-                     f"{r['error_before']} -> {r['error_after']}, ppg {r['ppg_before']} -> {r['ppg_after']}, "
+                     f"{_number(r['error_before'], '.2f')} -> {_number(r['error_after'], '.2f')}, ppg vs pubeval "
+                     f"{_number(r['ppg_before'], '+.3f')} -> {_number(r['ppg_after'], '+.3f')}, "
                      + (f"promoted as {r['version']}" if r["promoted"] else "not promoted"))
     return "\n".join(lines)
