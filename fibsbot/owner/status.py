@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from pathlib import Path
 
@@ -37,8 +38,6 @@ def current_match(data_dir: Path, summaries: list[MatchSummary]) -> dict | None:
     newest = playing[-1]
     info = {"opponent": newest.opponent, "length": newest.length, "score": list(newest.score),
             "started": newest.started, "record": newest.mat, "cube": 1, "cube_owner": None, "game": newest.games}
-    import json
-
     path = Path(data_dir) / "matches" / newest.journal
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
