@@ -364,22 +364,6 @@ class MatchDriver(LobbyHandlers, MatchEnding):
     def _on_join_prompt(self, event: JoinNextGamePrompt) -> list[Output]:
         return [Send("join")] if self._in_match else []
 
-    def _on_match_end(self, event: MatchEnd) -> list[Output]:
-        loser = self._score[1 if event.we_won else 0] if self._score is not None else None
-        if self._in_match and loser is not None and loser != min(event.scores):
-            # a late line about an earlier match: the loser's score does not fit this one
-            log.warning("match_end_ignored", scores=list(event.scores), score=list(self._score or ()))
-            return []
-        if self._in_match:  # not already ended by the score
-            self._finish_match()
-        return self._invite_if_idle()
-
-    def _on_game_saved(self, event: GameSaved) -> list[Output]:
-        if self._in_match and self._opponent:
-            self.saved.suspect(self._opponent)
-        self._reset_match(in_match=False, opponent=None, length=None)
-        return []
-
     def _on_server_error(self, event: ServerError) -> list[Output]:
         if self._refusal(event):
             return []
@@ -406,6 +390,6 @@ class MatchDriver(LobbyHandlers, MatchEnding):
         ResignOffered: _on_resign_offered, ResignAccepted: _on_resign_answered,
         ResignRejected: _on_resign_answered, GameEnd: _on_game_end,
         DoubleRejected: _on_game_end, JoinNextGamePrompt: _on_join_prompt,
-        MatchEnd: _on_match_end, GameSaved: _on_game_saved, ServerError: _on_server_error,
+        MatchEnd: MatchEnding._on_match_end, GameSaved: MatchEnding._on_game_saved, ServerError: _on_server_error,
         **LobbyHandlers._LOBBY_HANDLERS,
     }  # fmt: skip

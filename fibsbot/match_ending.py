@@ -10,12 +10,13 @@ saved match (the server is asked before it is resumed).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import structlog
 
-from fibsbot.clip_events import DoubleRejected, GameEnd, ResignAccepted
+from fibsbot.clip_events import DoubleRejected, GameEnd, GameSaved, MatchEnd, ResignAccepted
 from fibsbot.match_saved import SavedMatches
 from fibsbot.match_types import Output, Timer, Wait
 
@@ -39,6 +40,7 @@ class MatchEnding:
     _opponent: str | None
     _length: int | None
     _score: tuple[int, int] | None
+    _invite_if_idle: Callable[[], list[Output]]  # from LobbyHandlers
 
     def _reset_match(self, *, in_match: bool, opponent: str | None, length: int | None) -> None:
         raise NotImplementedError  # provided by MatchDriver
@@ -80,4 +82,20 @@ class MatchEnding:
         if self._opponent:
             self.saved.suspect(self._opponent)  # the server may keep it: ask before resuming
         self._leave_match("no activity")
+        return []
+
+    def _on_match_end(self, event: MatchEnd) -> list[Output]:
+        loser = self._score[1 if event.we_won else 0] if self._score is not None else None
+        if self._in_match and loser is not None and loser != min(event.scores):
+            # a late line about an earlier match: the loser's score does not fit this one
+            log.warning("match_end_ignored", scores=list(event.scores), score=list(self._score or ()))
+            return []
+        if self._in_match:  # not already ended by the score
+            self._finish_match()
+        return self._invite_if_idle()
+
+    def _on_game_saved(self, event: GameSaved) -> list[Output]:
+        if self._in_match and self._opponent:
+            self.saved.suspect(self._opponent)
+        self._reset_match(in_match=False, opponent=None, length=None)
         return []
