@@ -54,6 +54,7 @@ class ChaosResult:
     kills: int = 0
     restarts: int = 0
     logouts_at_win: int = 0
+    daemon_exits: int = 0  # the daemon ended by itself and was started again (as systemd would)
     observer_failures: int = 0
     records: int = 0
     audit: Audit = field(default_factory=Audit)
@@ -170,17 +171,23 @@ async def run_chaos(matches: int = 20, length: int = 3, data_dir: Path | None = 
         referee = await ClipTestClient.connect(server.host, server.port)
         await referee.login(REFEREE, "referee")
 
-        def sparring_alive() -> None:
+        async def keep_alive() -> None:
             nonlocal sparring_task
+            if daemon.proc is not None and daemon.proc.returncode is not None:
+                result.daemon_exits += 1
+                await daemon.start()
             if sparring_task is None or sparring_task.done():
                 client = _client(server.port, SPARRING, "sparring", sparring_agent, sparring_policy, [logout], None)
                 logout.client = client
                 sparring_task = asyncio.create_task(client.run())
 
         for k in range(matches):
-            sparring_alive()
+            await keep_alive()
             ready = await _until(lambda: BOT in core.online and SPARRING in core.online
-                                 and BOT not in core.matches and not core.saved and not core.held_match_ends, 60)  # fmt: skip
+                                 and BOT not in core.matches and not core.saved and not core.held_match_ends, 30)  # fmt: skip
+            if not ready:
+                await keep_alive()
+                ready = await _until(lambda: BOT in core.online and BOT not in core.matches and not core.saved, 30)
             if not ready:
                 result.stuck += 1
                 break
@@ -195,7 +202,7 @@ async def run_chaos(matches: int = 20, length: int = 3, data_dir: Path | None = 
             deadline = time.monotonic() + MATCH_TIMEOUT_S
             while match not in core.finished and time.monotonic() < deadline:
                 await asyncio.sleep(rng.uniform(0.05, 0.6))
-                sparring_alive()
+                await keep_alive()
                 if match in core.finished or BOT not in core.matches or rng.random() >= fault_rate:
                     continue
                 if rng.random() < 0.5:
@@ -218,7 +225,7 @@ async def run_chaos(matches: int = 20, length: int = 3, data_dir: Path | None = 
             logout.client.stop()
             await asyncio.wait([sparring_task], timeout=10)
         await server.close()
-    result.restarts = daemon.starts - 1
+    result.restarts = daemon.starts - 1 - result.daemon_exits
     result.logouts_at_win = logout.fired
     result.finished = sum(1 for m in played if m in core.finished)
     result.resumable = sum(1 for m in played if m in core.saved.values())
@@ -253,7 +260,8 @@ def print_chaos(result: ChaosResult, out=sys.stdout) -> None:
     print(f"{result.matches} x {result.length}-point matches under faults in {result.seconds} s: "
           f"{result.finished} finished, {result.resumable} resumable, {result.stuck} stuck", file=out)
     print(f"faults: {result.drops} dropped connections, {result.kills} SIGKILLs ({result.restarts} daemon "
-          f"restarts), {result.logouts_at_win} opponent logouts at the moment of winning", file=out)
+          f"restarts, {result.daemon_exits} after the daemon ended by itself), {result.logouts_at_win} opponent "
+          f"logouts at the moment of winning", file=out)
     print(f"moves: {a.moves_played} played, {a.moves_recorded} recorded, {a.moves_lost} lost ({a.moves_left_out} "
           f"in {a.games_left_out} of {a.games_played} games left out with a log line), {a.moves_wrong} wrong",
           file=out)  # fmt: skip

@@ -13,7 +13,7 @@ async def test_matches_under_faults_lose_no_move_unsaid_and_leave_none_stuck(tmp
     require_gnubg()
     result = await run_chaos(matches=8, length=3, data_dir=tmp_path, seed=12, ply=1, fault_rate=0.5)
     audit = result.audit
-    assert result.drops + result.kills >= 3 and result.restarts == result.kills
+    assert result.drops + result.kills >= 3 and result.restarts == result.kills and result.daemon_exits == 0
     assert result.stuck == 0 and result.finished + result.resumable == 8
     assert result.records == 8 and audit.problems == []
     assert audit.moves_played > 300 and audit.moves_wrong == 0
