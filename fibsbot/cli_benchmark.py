@@ -12,7 +12,8 @@ from fibsbot.cli import UserError, command
 def _setup(p: argparse.ArgumentParser) -> None:
     from nets.benchmark import SHIPPED_SET
 
-    p.add_argument("player", metavar="PLAYER", help="net:NAME[@PLY] (e.g. net:default@0), pubeval or gnubg0")
+    p.add_argument("player", metavar="PLAYER",
+                   help="net:NAME[@PLY] (e.g. net:default@0), pubeval, gnubg0 or bgsage@PLY (Open Sage, offline only)")
     p.add_argument("--set", default=str(SHIPPED_SET), help=f"benchmark file (default: the shipped {SHIPPED_SET.name})")
     p.add_argument("--limit", type=int, default=None, help="score only the first N checker and N cube records")
     p.add_argument("--workers", type=int, default=1, help="processes to share the decisions (default 1)")
@@ -57,29 +58,36 @@ def format_result(result: dict) -> str:
 
 def _setup_build(p: argparse.ArgumentParser) -> None:
     from nets.benchmark_build import ARENA_LOGS, DEFAULT_LABELLER, SOURCES
+    from nets.benchmark_labelling import DEFAULT_SEARCH
 
     p.add_argument("--out", required=True, help="file to write (.jsonl.gz)")
     p.add_argument("--moves", type=int, default=6000, help="checker decisions (default 6000)")
     p.add_argument("--cube", type=int, default=400, help="cube positions, each at several scores (default 400)")
     p.add_argument("--seed", type=int, default=1, help="self-play and sampling seed (default 1)")
     p.add_argument("--workers", type=int, default=1, help="labelling processes (default 1)")
-    p.add_argument("--net", default=DEFAULT_LABELLER, help=f"the labeller, net:NAME@PLY (default {DEFAULT_LABELLER})")
+    p.add_argument("--labeller", "--net", dest="labeller", default=DEFAULT_LABELLER,
+                   help=f"who labels: bgsage@PLY, net:NAME@PLY or rollout:GAMES[:NAME] (default {DEFAULT_LABELLER})")
+    p.add_argument("--search", default=DEFAULT_SEARCH,
+                   help=f"our search whose best moves are re-scored; its net plays the self-play (default {DEFAULT_SEARCH})")
+    p.add_argument("--no-resume", action="store_true",
+                   help="ignore and do not keep the labels journal beside --out (kept by default, so a rerun resumes)")
     p.add_argument("--sources", nargs="+", default=list(SOURCES), choices=SOURCES, help="where positions come from")
     p.add_argument("--arena-logs", default=ARENA_LOGS, help=f"arena log files (glob, default {ARENA_LOGS})")
 
 
-@command("benchmark-build", "build a benchmark set: self-play and arena positions labelled by our 2-ply")(_setup_build)
+@command("benchmark-build", "build a benchmark set: self-play and arena positions judged by a labeller")(_setup_build)
 def _benchmark_build(args: argparse.Namespace) -> int:
     from nets.benchmark import BenchmarkError
     from nets.benchmark_build import main_build
 
     if args.moves < 0 or args.cube < 0 or args.workers < 1 or args.moves + args.cube == 0:
         raise UserError("--moves and --cube must be at least 0 (not both 0) and --workers at least 1")
-    if not args.net.startswith("net:"):
-        raise UserError(f"--net must be net:NAME@PLY, got {args.net!r}")
+    if not args.search.startswith("net:"):
+        raise UserError(f"--search must be net:NAME@PLY, got {args.search!r}")
     try:
-        benchmark = main_build(args.out, agent_spec=args.net, n_moves=args.moves, n_cube=args.cube, seed=args.seed,
-                               sources=args.sources, workers=args.workers, arena_logs=args.arena_logs)
+        benchmark = main_build(args.out, resume=not args.no_resume, labeller=args.labeller, n_moves=args.moves,
+                               n_cube=args.cube, seed=args.seed, sources=args.sources, workers=args.workers,
+                               arena_logs=args.arena_logs, search=args.search)
     except BenchmarkError as exc:
         raise UserError(str(exc)) from exc
     print(f"wrote {args.out}: {len(benchmark.moves)} checker decisions, "

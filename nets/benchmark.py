@@ -3,7 +3,9 @@
 A set is a gzip file of JSON lines.  An optional first line ``{"kind": "meta", ...}``
 says how it was made.  Checker decisions list every distinct legal result of the roll
 with its label equity (cubeless money, for the mover) and the ply it was judged at,
-best first; cube decisions carry the labeller's five cubeless probabilities of the
+best first (and, since format 2, the labeller level that judged it: a set
+labelled by a labeller re-scores a few candidates deeply, see
+``nets.benchmark_labelling``); cube decisions carry the labeller's five cubeless probabilities of the
 side on roll, before the roll, and a match state (Match ID, side on roll = player 0)::
 
     {"kind": "move", "class": "contact", "position_id": ..., "dice": [3, 1],
@@ -19,8 +21,9 @@ moves`` and ``fibsbot hint`` write them).
 listed equity minus that of the player's result, and the cube error is the equity
 (by the label's cubeful equities) given up by the player's own double/no double and
 take/drop answers, as gnubg's benchmark measures cube errors.  Players: our nets
-at a ply (``net:NAME@PLY``), ``pubeval`` (checker play only) and ``gnubg0``, gnubg's
-0-ply through the ``gnubg_nn`` package.
+at a ply (``net:NAME@PLY``), ``pubeval`` (checker play only), ``gnubg0``, gnubg's
+0-ply through the ``gnubg_nn`` package, and ``bgsage@PLY``, the Open Sage engine
+(offline comparison only).
 """
 
 from __future__ import annotations
@@ -38,8 +41,8 @@ from engine.cube import cube_decision, cube_life
 from engine.ids import board_from_position_id, match_state_from_id, position_id
 
 CLASSES = ("contact", "crashed", "race")
-FORMAT_VERSION = 1
-SHIPPED_SET = Path(__file__).resolve().parent.parent / "bench" / "benchmark-2ply.jsonl.gz"
+FORMAT_VERSION = 2  # 2: a move's ``by`` (the level that judged it) and depths up to 3
+SHIPPED_SET = Path(__file__).resolve().parent.parent / "bench" / "benchmark-sage3.jsonl.gz"
 
 
 class BenchmarkError(ValueError):
@@ -53,7 +56,8 @@ class _Record(BaseModel):
 class MoveOption(_Record):
     position_id: str = Field(min_length=14, max_length=14)
     equity: float
-    ply: int = Field(ge=0, le=2)
+    ply: int = Field(ge=0, le=3)  # depth of the figure in gnubg's plies (a rollout counts as 3)
+    by: str | None = None  # the labeller level that judged it (absent in sets labelled by one search)
 
 
 class MoveRecord(_Record):
@@ -130,7 +134,7 @@ def _open(path: Path, mode: str):
 
 
 def record_json(record: _Record) -> str:
-    return json.dumps(record.model_dump(by_alias=True, mode="json"), separators=(",", ":"))
+    return json.dumps(record.model_dump(by_alias=True, mode="json", exclude_none=True), separators=(",", ":"))
 
 
 def write_benchmark(path: str | Path, benchmark: Benchmark) -> Path:
@@ -350,7 +354,7 @@ def _cube_worker(spec: str, records: list[CubeRecord]):
 
 
 def make_player(spec: str) -> BenchmarkPlayer:
-    """``net:NAME[@PLY]``, ``pubeval`` or ``gnubg0`` (see ``nets.benchmark_players``)."""
+    """``net:NAME[@PLY]``, ``pubeval``, ``gnubg0`` or ``bgsage@PLY`` (see ``nets.benchmark_players``)."""
     from nets.benchmark_players import make_player as make
 
     return make(spec)

@@ -1,4 +1,4 @@
-"""The players ``nets.benchmark`` can score: our nets, pubeval, gnubg's 0-ply."""
+"""The players ``nets.benchmark`` can score: our nets, pubeval, gnubg's 0-ply, Open Sage."""
 
 from __future__ import annotations
 
@@ -6,6 +6,8 @@ import numpy as np
 
 from engine.ids import position_id
 from nets.benchmark import BenchmarkError, BenchmarkPlayer
+from nets.labellers import BGSAGE_PLIES
+
 
 class NetBenchmarkPlayer:
     """Our net searched to its ply: the move it plays, and its probabilities at that ply."""
@@ -80,12 +82,50 @@ class GnubgBenchmarkPlayer:
         return np.asarray(self.gnubg.probabilities(board[::-1].tolist(), 0), dtype=np.float64)
 
 
+class BgsageBenchmarkPlayer:
+    """The Open Sage engine (PyPI ``bgsage``) at its PLY, counted its way (its 1-ply is
+    one net evaluation, gnubg's 0-ply): the move its cubeless checker play ranks first,
+    and its cubeless probabilities at that level.  For offline comparison on a
+    benchmark only: the bot never plays through it."""
+
+    def __init__(self, ply: int) -> None:
+        from engine.moves import MoveBuffers
+        from nets.labellers import BgsageLabeller
+
+        try:
+            from bgsage import BgBotAnalyzer
+        except ImportError as exc:
+            raise BenchmarkError(f"bgsage@{ply} needs the optional package bgsage: "
+                                 f"pip install 'fibsbot[bgsage]'") from exc
+        self.name = f"bgsage@{ply}"
+        self.analyzer = BgBotAnalyzer(eval_level=f"{ply}ply", cubeful=False, parallel_threads=1)
+        self.labeller = BgsageLabeller(ply)
+        self.buffers = MoveBuffers()
+
+    def result(self, board, d1, d2):
+        from engine.moves import generate_moves
+        from nets.labellers import sage_board
+
+        n = generate_moves(np.ascontiguousarray(board, np.int8), d1, d2, *self.buffers.args())
+        ours = {tuple(sage_board(self.buffers.boards[i])): i for i in range(n)}
+        best = self.analyzer.checker_play(sage_board(board), d1, d2).moves[0].board
+        if tuple(best) not in ours:
+            raise BenchmarkError(f"{position_id(board)} {d1}{d2}: bgsage played a move that is not legal here")
+        return self.buffers.boards[ours[tuple(best)]].copy()
+
+    def cube_probs(self, board):
+        return self.labeller.label(np.ascontiguousarray(board, np.int8)[None])[0].astype(np.float64)
+
+
 def make_player(spec: str) -> BenchmarkPlayer:
-    """``net:NAME[@PLY]``, ``pubeval`` or ``gnubg0``."""
+    """``net:NAME[@PLY]``, ``pubeval``, ``gnubg0`` or ``bgsage@PLY``."""
     if spec.startswith("net:"):
         return NetBenchmarkPlayer.from_spec(spec)
     if spec == "pubeval":
         return PubevalBenchmarkPlayer()
     if spec in ("gnubg0", "gnubg"):
         return GnubgBenchmarkPlayer()
-    raise BenchmarkError(f"unknown player {spec!r}: use net:NAME[@PLY], pubeval or gnubg0")
+    if spec.startswith("bgsage@") and spec[7:] in [str(p) for p in BGSAGE_PLIES]:
+        return BgsageBenchmarkPlayer(int(spec[7:]))
+    raise BenchmarkError(f"unknown player {spec!r}: use net:NAME[@PLY], pubeval, gnubg0 or bgsage@PLY "
+                         f"(PLY {BGSAGE_PLIES[0]}-{BGSAGE_PLIES[-1]})")

@@ -200,8 +200,8 @@ def test_gnubg_player_is_scored_with_the_same_labels(tiny):
 
 def test_built_set_lists_every_result_and_its_labeller_scores_zero(tmp_path, capsys):
     out = tmp_path / "built.jsonl.gz"
-    assert main(["benchmark-build", "--out", str(out), "--moves", "8", "--cube", "2", "--seed", "4",
-                 "--sources", "selfplay"]) == 0
+    assert main(["benchmark-build", "--out", str(out), "--labeller", "net:default@2", "--moves", "8", "--cube", "2",
+                 "--seed", "4", "--sources", "selfplay"]) == 0
     built = read_benchmark(out)
     assert len(built.moves) == 8 and built.meta["labeller"] == "net:default@2"
     assert built.meta["cube_positions"] == 2 and all(r.probs[0] >= 0.4 for r in built.cubes)
@@ -224,7 +224,7 @@ def test_built_set_lists_every_result_and_its_labeller_scores_zero(tmp_path, cap
     result = json.loads(capsys.readouterr().out)
     assert result["moves"]["overall"]["error"] == 0.0
     assert result["cube"]["error"] < 0.5
-    again = build_benchmark(n_moves=8, n_cube=2, seed=4, sources=("selfplay",))
+    again = build_benchmark(labeller="net:default@2", n_moves=8, n_cube=2, seed=4, sources=("selfplay",))
     assert again.moves == built.moves and again.cubes == built.cubes
     alone, shared = score_spec("net:default@0", built, 1), score_spec("net:default@0", built, workers=2)
     assert shared["moves"] == alone["moves"]
