@@ -1,5 +1,8 @@
 """How often our checker play agrees with GNU Backgammon's 2-ply choice.
 
+GNU Backgammon's own 0-ply (through gnubg-nn) is measured on the same positions in
+the same run, so our 0-ply has a reference of its depth.
+
 Positions are turns with a real choice from pubeval self-play games (seeded).  gnubg
 answers through its ``external`` move server; its move is applied to the board and
 compared by resulting position with ours, so different spellings of one move agree.
@@ -22,6 +25,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.agent import load_agent  # noqa: E402
+from engine.gnubg_player import GnubgPlayer  # noqa: E402
 from engine.moves import MoveBuffers, apply_steps, generate_moves  # noqa: E402
 from engine.notation import parse_gnubg  # noqa: E402
 from engine.position import classify  # noqa: E402
@@ -77,6 +81,12 @@ def main() -> int:
                 by_class[classify(board).name.lower()][0] += ok
                 by_class[classify(board).name.lower()][1] += 1
         timings[ply] = time.perf_counter() - start
+    gnubg0 = GnubgPlayer()
+    buffers = MoveBuffers()
+    agree_gnubg0 = 0
+    for (board, dice), ref in zip(cases, reference):
+        n_moves = generate_moves(board, *dice, *buffers.args())
+        agree_gnubg0 += np.array_equal(buffers.boards[gnubg0.choose(board, *dice, buffers.boards[:n_moves])], ref)
     n = len(cases)
     # paired: positions only one of the two plies got right (McNemar's test)
     only2 = sum(b and not a for a, b in zip(correct[0], correct[2]))
@@ -84,6 +94,7 @@ def main() -> int:
     z = (only2 - only0) / math.sqrt(only2 + only0) if only2 + only0 else 0.0
     result = {"positions": n, "seed": args.seed, "reference": f"gnubg {args.gnubg_plies}-ply",
               "agree_ply0": agree[0] / n, "agree_ply2": agree[2] / n,
+              "agree_gnubg_ply0": agree_gnubg0 / n,
               "stderr": math.sqrt(0.25 / n), "only_ply2_right": only2, "only_ply0_right": only0,
               "mcnemar_z": round(z, 2), "ply2_by_class": {k: f"{a}/{t}" for k, (a, t) in by_class.items()},
               "seconds": {"gnubg": round(gnubg_s, 1), "ply0": round(timings[0], 1), "ply2": round(timings[2], 1)}}
@@ -92,7 +103,8 @@ def main() -> int:
     else:
         print(f"{n} positions (pubeval self-play, seed {args.seed}) vs {result['reference']}:")
         print(f"  our 0-ply agrees {agree[0]} ({result['agree_ply0']:.1%}), our 2-ply agrees {agree[2]} "
-              f"({result['agree_ply2']:.1%}); 2-ply by class {result['ply2_by_class']}")
+              f"({result['agree_ply2']:.1%}); gnubg's own 0-ply agrees {agree_gnubg0} "
+              f"({result['agree_gnubg_ply0']:.1%}); our 2-ply by class {result['ply2_by_class']}")
         print(f"  only 2-ply right {only2}, only 0-ply right {only0}: McNemar z = {z:.2f}")
         print(f"  time: {result['seconds']}")
     return 0
