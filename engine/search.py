@@ -23,14 +23,19 @@ import numpy as np
 from numba import njit
 
 from engine.bearoff import load_bearoff_db
-from engine.bearoff_gen import _BINOM, _rank
+from engine.bearoff_gen import _BINOM
 from engine.evaluator import evaluate_pair
+from engine.incremental import (CONTACT_SLOT, RACE_SLOT, evaluate_near, evaluate_replies, forget,
+                                make_reply_scratch, make_state)
+from engine.moves import MAX_RESULTS
 from engine.dice import DISTINCT_ROLLS as ROLLS
+from engine.eval_sets import _bearoff_probs, _in_home, static_set
 from engine.dice import ROLL_WEIGHTS
 from engine.game import flip_into as _flip
 from engine.game import mover_win_points
 from engine.moves import generate_moves
-from engine.net import equity_of, evaluate_one
+from engine.net import equity_of
+from engine.pubeval import board_has_contact
 
 CACHE_BITS = 18
 _OCCUPIED = np.uint64(1) << np.uint64(40)  # marks a used slot; real high key parts are < 2**16
@@ -50,7 +55,8 @@ def make_context(evaluator, cache_bits: int = CACHE_BITS, prune: bool = True) ->
     return (evaluator.kernel_params(), db.off, db.tail_off, db.tail_first, _BINOM.astype(np.int64),
             np.zeros((size, 2), np.uint64), np.zeros((size, 5), np.float32),
             np.zeros(512, np.float32), np.empty(1024, np.float32), np.empty(8, np.float32),
-            np.zeros(6, np.int64), np.zeros(6, np.int64), small.arrays(), keep)
+            np.zeros(6, np.int64), np.zeros(6, np.int64), small.arrays(), keep, make_state(), make_reply_scratch(), np.zeros((MAX_RESULTS, 5), np.float32),
+            np.zeros((MAX_RESULTS, 2, 25), np.int8), np.zeros(MAX_RESULTS, np.int64))
 
 
 def clear_cache(ctx: tuple) -> None:
@@ -77,39 +83,6 @@ def position_key(board):
 
 
 @njit(cache=True)
-def _in_home(row):
-    for i in range(6, 25):
-        if row[i] > 0:
-            return False
-    return True
-
-
-@njit(cache=True)
-def _bearoff_probs(ctx, board, probs):
-    off, tail_off, tail_first, binom = ctx[1], ctx[2], ctx[3], ctx[4]
-    c0, c1 = ctx[10], ctx[11]
-    for p in range(6):
-        c0[p] = board[0, p]
-        c1[p] = board[1, p]
-    us = _rank(c0, binom)
-    them = _rank(c1, binom)
-    n = off.shape[1]
-    win = 0.0
-    gammon_win = 0.0
-    gammon_loss = 0.0
-    for k in range(n):
-        win += off[us, k] * tail_off[them, k]
-        gammon_win += off[us, k] * tail_first[them, k]
-        gammon_loss += off[them, k] * tail_first[us, k + 1]
-    win = min(win, 1.0)
-    probs[0] = win
-    probs[1] = min(gammon_win, win)
-    probs[2] = 0.0
-    probs[3] = min(gammon_loss, max(1.0 - win, 0.0))
-    probs[4] = 0.0
-
-
-@njit(cache=True)
 def evaluate_static(ctx, board, probs):
     """Static probabilities of ``board`` for its side on roll, without the cache."""
     if _in_home(board[0]) and _in_home(board[1]):
@@ -119,8 +92,23 @@ def evaluate_static(ctx, board, probs):
 
 
 @njit(cache=True)
-def evaluate0(ctx, board, probs):
-    """Static probabilities of ``board`` for its side on roll, through the cache."""
+def evaluate_static_near(ctx, board, probs):
+    """``evaluate_static`` from the net's reference position of the current set of
+    positions (``engine.incremental``): equal to it up to float32 rounding."""
+    if _in_home(board[0]) and _in_home(board[1]):
+        _bearoff_probs(ctx, board, probs)
+        return
+    W1c, b1c, W2c, b2c, arch_c, enc_c, W1r, b1r, W2r, b2r, arch_r, enc_r, use_race = ctx[0]
+    if use_race and not board_has_contact(board):
+        evaluate_near(W1r, b1r, W2r, b2r, arch_r, enc_r, board, ctx[14], RACE_SLOT, probs)
+    else:
+        evaluate_near(W1c, b1c, W2c, b2c, arch_c, enc_c, board, ctx[14], CONTACT_SLOT, probs)
+
+
+@njit(cache=True)
+def evaluate0(ctx, board, probs, near=False):
+    """Static probabilities of ``board`` for its side on roll, through the cache;
+    ``near``: a miss is evaluated incrementally (one of a set of nearby positions)."""
     keys, values = ctx[5], ctx[6]
     lo, hi = position_key(board)
     slot = np.int64(((lo ^ (hi * _MIX)) * _MIX) >> np.uint64(64 - CACHE_BITS)) & (keys.shape[0] - 1)
@@ -129,7 +117,10 @@ def evaluate0(ctx, board, probs):
         for j in range(5):
             probs[j] = values[slot, j]
         return
-    evaluate_static(ctx, board, probs)
+    if near:
+        evaluate_static_near(ctx, board, probs)
+    else:
+        evaluate_static(ctx, board, probs)
     keys[slot, 0] = lo
     keys[slot, 1] = marked
     for j in range(5):
@@ -158,17 +149,20 @@ def invert_probs(src, out):
 
 
 @njit(cache=True)
-def value0(ctx, cand, flipped, out, cached=True):
+def value0(ctx, cand, flipped, out, cached=True, near=False):
     """0-ply probabilities, for the mover, of a post-move board (mover in row 0).
 
     The root of a decision skips the cache (``cached=False``): its candidates are
-    seen once, while positions inside a lookahead recur across rolls and candidates."""
+    seen once, while positions inside a lookahead recur across rolls and candidates.
+    ``near``: ``cand`` is one of the results of a roll (see ``evaluate_static_near``)."""
     if cand[0].sum() == 0:
         _won(cand, out)
         return
     _flip(cand, flipped)
     if cached:
-        evaluate0(ctx, flipped, out)
+        evaluate0(ctx, flipped, out, near)
+    elif near:
+        evaluate_static_near(ctx, flipped, out)
     else:
         evaluate_static(ctx, flipped, out)
     invert_probs(out, out)  # the opponent's figures, turned to the mover's
@@ -179,13 +173,11 @@ def _pruned(ctx, boards, n, flipped, keep, chosen):
     """Mark the ``keep`` replies the small pruning net likes best (gnubg's pruning:
     the full net then scores only those)."""
     W1, b1, W2, b2, arch, enc = ctx[12]
-    x, h, raw = ctx[7], ctx[8], ctx[9]
-    p = np.empty(5, np.float32)
+    opp = ctx[16]
+    evaluate_replies(W1, b1, W2, b2, arch, enc, boards, n, ctx[15], opp)
     cheap = np.empty(n)
     for i in range(n):
-        _flip(boards[i], flipped)
-        evaluate_one(W1, b1, W2, b2, arch, enc, flipped, x, h, raw, p)
-        cheap[i] = -equity_of(p)  # the opponent's figures: the mover's equity is minus theirs
+        cheap[i] = -equity_of(opp[i])  # the opponent's figures: the mover's equity is minus theirs
         chosen[i] = False
     for _ in range(keep):
         top = -1
@@ -203,6 +195,7 @@ def best_reply0(ctx, boards, n, flipped, best_probs):
         if boards[i, 0].sum() == 0:
             _won(boards[i], best_probs)
             return i
+    forget(ctx[14])  # a new set of replies: new references
     keep = ctx[13]
     chosen = np.ones(n, np.bool_)
     if keep > 0 and n > keep:
@@ -213,7 +206,7 @@ def best_reply0(ctx, boards, n, flipped, best_probs):
     for i in range(n):
         if not chosen[i]:
             continue
-        value0(ctx, boards[i], flipped, p)
+        value0(ctx, boards[i], flipped, p, True, True)
         eq = equity_of(p)
         if eq > best_eq:
             best_eq = eq
@@ -317,12 +310,9 @@ def rank_candidates(ctx, candidates, n, ply, filters, weights, buf2, buf1, equit
     A move that ends the game is always chosen (its value is exact).
     """
     p = np.empty(5, np.float32)
-    flipped = np.empty((2, 25), np.int8)
+    static_set(ctx, candidates, n, probs)
     for i in range(n):
-        value0(ctx, candidates[i], flipped, p, False)
-        for j in range(5):
-            probs[i, j] = p[j]
-        equities[i] = weighted_equity(p, weights)
+        equities[i] = weighted_equity(probs[i], weights)
         plies[i] = 0
         if candidates[i, 0].sum() == 0:
             plies[i] = 99  # exact: never re-searched, always preferred
