@@ -18,7 +18,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engine.encode import encode_into, encode_tail_into, point_index, point_units, tail_ranges
+from engine.encode import (CONTACT, CONTACT2, CONTACT2_HALF, CONTACT_HALF, encode_into, encode_tail_into,
+                           point_index, point_units, tail_ranges)
 from engine.net import probs_from_raw, raw_outputs, sigmoid
 
 SLOTS = 3
@@ -128,8 +129,11 @@ def evaluate_replies(W1, b1, W2, b2, arch, enc, boards, n, scratch, probs_out):
     lookahead runs this on every reply)."""
     xr, x, ar, h, raw, flipped, units = scratch
     n_in, n_hidden = W1.shape
-    old, new = units[0], units[1]
+    hs = h[:n_hidden]
     a0, a1, b0, b1_ = tail_ranges(enc)
+    contact = enc == CONTACT or enc == CONTACT2
+    half = CONTACT2_HALF if enc == CONTACT2 else CONTACT_HALF
+    points = 25 if contact else 24  # tesauro's bar is a tail unit
     for i in range(n):
         for p in range(25):
             flipped[0, p] = boards[i, 1, p]
@@ -137,39 +141,50 @@ def evaluate_replies(W1, b1, W2, b2, arch, enc, boards, n, scratch, probs_out):
         if i == 0:
             _reference(W1, b1, enc, flipped, xr[:n_in], ar[:n_hidden])
             for j in range(n_hidden):
-                h[j] = ar[j]
+                hs[j] = ar[j]
         else:
             for j in range(n_hidden):
-                h[j] = ar[j]
+                hs[j] = ar[j]
             for s in range(2):
-                for p in range(25):
+                base = s * half if contact else s * 96
+                for p in range(points):
                     # the reference's row s is boards[0]'s row 1 - s
                     c_old = boards[0, 1 - s, p]
-                    c_new = flipped[s, p]
-                    if c_new == c_old:
-                        continue
-                    k = point_index(enc, s, p)
-                    if k < 0:
-                        continue
-                    point_units(enc, c_old, old)
-                    point_units(enc, c_new, new)
-                    for u in range(4):
-                        d = new[u] - old[u]
-                        if d != 0.0:
-                            for j in range(n_hidden):
-                                h[j] += d * W1[k + u, j]
+                    c_new = boards[i, 1 - s, p]
+                    if c_new != c_old:
+                        k = base + 4 * p
+                        for u in range(4):
+                            d = _unit(contact, u, c_new) - _unit(contact, u, c_old)
+                            if d != 0.0:
+                                for j in range(n_hidden):
+                                    hs[j] += d * W1[k + u, j]
             encode_tail_into(enc, flipped, x)
-            for r in range(2):
-                lo, hi = (a0, a1) if r == 0 else (b0, b1_)
-                for t in range(lo, hi):
-                    d = x[t] - xr[t]
-                    if d != 0.0:
-                        for j in range(n_hidden):
-                            h[j] += d * W1[t, j]
+            for t in range(a0, a1):
+                d = x[t] - xr[t]
+                if d != 0.0:
+                    for j in range(n_hidden):
+                        hs[j] += d * W1[t, j]
+            for t in range(b0, b1_):
+                d = x[t] - xr[t]
+                if d != 0.0:
+                    for j in range(n_hidden):
+                        hs[j] += d * W1[t, j]
         for j in range(n_hidden):
-            h[j] = sigmoid(h[j])
-        raw_outputs(W2, b2, h[:n_hidden], raw)
-        probs_from_raw(arch, raw, W2, b2, h[:n_hidden], probs_out[i])
+            hs[j] = sigmoid(hs[j])
+        raw_outputs(W2, b2, hs, raw)
+        probs_from_raw(arch, raw, W2, b2, hs, probs_out[i])
+
+
+@njit(cache=True, inline="always")
+def _unit(contact, u, n):
+    """Unit ``u`` of a point holding ``n`` checkers (``engine.encode.point_units``)."""
+    if u == 0:
+        return np.float32(1.0 if (n == 1 if contact else n >= 1) else 0.0)
+    if u == 1:
+        return np.float32(1.0 if (n == 2 if contact else n >= 2) else 0.0)
+    if u == 2:
+        return np.float32(1.0 if n >= 3 else 0.0)
+    return np.float32((n - 3) / 2.0 if n > 3 else 0.0)
 
 
 def make_reply_scratch() -> tuple:
