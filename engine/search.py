@@ -13,6 +13,10 @@ A move decision scores every legal move at 0-ply, keeps at most ``k1`` within
 value for 2-ply (gnubg's defaults are of this size).  Everything below runs in numba;
 the context tuple ``ctx`` carries the nets, the bearoff tables, the cache and scratch.
 
+A decision's root and every set of replies are evaluated as sets, each result from
+a nearby reference (``engine.eval_sets``, ``engine.incremental``): equal to one-by-one
+evaluation up to float32 rounding.
+
 The cache is direct-mapped like gnubg's: an exact 80-bit position key per slot (so a
 hit is never a different position), and a newer position simply evicts an older one.
 """
@@ -47,7 +51,9 @@ PRUNE_KEEP = 4  # replies a pruning net passes on to the full net inside a looka
 
 def make_context(evaluator, cache_bits: int = CACHE_BITS, prune: bool = True) -> tuple:
     """The numba-side context: nets, bearoff tables, cache, scratch arrays, and the
-    pruning net (``evaluator.prune``) with how many replies it keeps (0: no pruning)."""
+    pruning net (``evaluator.prune``) with how many replies it keeps (0: no pruning);
+    then the incremental evaluation's references (14), the scratch of a set's pass
+    (15), and a set's probabilities, boards and indices (16-18, ``engine.eval_sets``)."""
     db = load_bearoff_db()
     size = 1 << cache_bits
     small = evaluator.prune if prune and evaluator.prune is not None else evaluator.contact
@@ -55,7 +61,8 @@ def make_context(evaluator, cache_bits: int = CACHE_BITS, prune: bool = True) ->
     return (evaluator.kernel_params(), db.off, db.tail_off, db.tail_first, _BINOM.astype(np.int64),
             np.zeros((size, 2), np.uint64), np.zeros((size, 5), np.float32),
             np.zeros(512, np.float32), np.empty(1024, np.float32), np.empty(8, np.float32),
-            np.zeros(6, np.int64), np.zeros(6, np.int64), small.arrays(), keep, make_state(), make_reply_scratch(), np.zeros((MAX_RESULTS, 5), np.float32),
+            np.zeros(6, np.int64), np.zeros(6, np.int64), small.arrays(), keep,
+            make_state(), make_reply_scratch(), np.zeros((MAX_RESULTS, 5), np.float32),
             np.zeros((MAX_RESULTS, 2, 25), np.int8), np.zeros(MAX_RESULTS, np.int64))
 
 

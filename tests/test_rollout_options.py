@@ -47,3 +47,17 @@ def test_one_turn_then_the_nets_figures(agent):
         d1, d2 = g // 6 + 1, g % 6 + 1
         best = agent.rank_moves(board, d1, d2, ply=0)[0]
         assert np.abs(out[g] - np.array(best.probs)).max() < 1e-5
+
+
+def test_rollout_benchmark_reports_its_keys_and_gnubgs_reference():
+    from fibsbot.bench_rollout import bench_rollout
+    from fibsbot.bench_search import GNUBG
+
+    result = bench_rollout(positions=1, games=36, reference_games=36)
+    assert result["rollout_games_per_s"] > 0 and result["rollout"]["games"] == 36
+    reference = result["rollout"]["reference_gnubg_rollout"]
+    if GNUBG.exists():
+        assert reference["games"] == 36 and reference["games_per_s"] > 0
+        assert result["rollout"]["ratio_vs_gnubg_rollout"] > 0
+    else:
+        assert reference.startswith("skipped")
