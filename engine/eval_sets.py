@@ -72,7 +72,7 @@ def static_set(ctx, boards, n, out):
     candidate is new."""
     nets = ctx[0]
     use_race = nets[12]
-    opp, dest, index = ctx[16], ctx[17], ctx[18]
+    opp, dest, index = ctx[15], ctx[16], ctx[17]
     cls = np.zeros(n, np.int64)  # 0: contact net, 1: race net, 2: done here
     flipped = np.empty((2, 25), np.int8)
     p = np.empty(5, np.float32)
@@ -99,9 +99,9 @@ def static_set(ctx, boards, n, out):
         if count == 0:
             continue
         if which == 0:
-            evaluate_replies(nets[0], nets[1], nets[2], nets[3], nets[4], nets[5], dest, count, ctx[15], opp)
+            evaluate_replies(nets[0], nets[1], nets[2], nets[3], nets[4], nets[5], dest, count, ctx[14], opp)
         else:
-            evaluate_replies(nets[6], nets[7], nets[8], nets[9], nets[10], nets[11], dest, count, ctx[15], opp)
+            evaluate_replies(nets[6], nets[7], nets[8], nets[9], nets[10], nets[11], dest, count, ctx[14], opp)
         for c in range(count):
             _mover_view(opp[c], out[index[c]])
 

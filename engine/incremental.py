@@ -4,13 +4,16 @@ Every result of one roll differs from the others by the few checkers that moved
 and the blots they hit.  The first layer's sums ``b1 + x @ W1`` of such a position
 can therefore start from those of a reference (the first result evaluated) and add
 ``(x - x_ref)[i] * W1[i]`` only for the inputs that differ: a handful of point
-units, and the hand-made features that changed.  Only the inputs after the point
-units are computed afresh (``encode_child_into``).  The reference is always a full
+units, and the hand-made features that changed.  The point units come from the
+counts of the points that differ; only the units after them (bar, off, features)
+are computed afresh (``engine.encode.encode_tail_into``).  The reference is always a full
 evaluation, never an incremental one, so rounding does not build up along a chain.
 
-The state (``make_state``) holds one reference per slot; a search keeps one slot per net (the
-contact net, the race net, the pruning net) and forgets the references when it
-turns to another set of positions (``forget``), which only affects speed.
+``evaluate_replies`` evaluates a whole set in one pass (the search's root and every
+reply set of a lookahead use it: a set decides its own reference, so a result does
+not depend on what was evaluated before).  ``evaluate_near`` does one board at a
+time against a reference kept per slot in a state (``make_state``), forgotten with
+``forget``.
 """
 
 from __future__ import annotations

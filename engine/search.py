@@ -29,8 +29,7 @@ from numba import njit
 from engine.bearoff import load_bearoff_db
 from engine.bearoff_gen import _BINOM
 from engine.evaluator import evaluate_pair
-from engine.incremental import (CONTACT_SLOT, RACE_SLOT, evaluate_near, evaluate_replies, forget,
-                                make_reply_scratch, make_state)
+from engine.incremental import evaluate_replies, make_reply_scratch
 from engine.moves import MAX_RESULTS
 from engine.dice import DISTINCT_ROLLS as ROLLS
 from engine.eval_sets import _bearoff_probs, _in_home, static_set
@@ -39,7 +38,6 @@ from engine.game import flip_into as _flip
 from engine.game import mover_win_points
 from engine.moves import generate_moves
 from engine.net import equity_of
-from engine.pubeval import board_has_contact
 
 CACHE_BITS = 18
 _OCCUPIED = np.uint64(1) << np.uint64(40)  # marks a used slot; real high key parts are < 2**16
@@ -52,8 +50,8 @@ PRUNE_KEEP = 4  # replies a pruning net passes on to the full net inside a looka
 def make_context(evaluator, cache_bits: int = CACHE_BITS, prune: bool = True) -> tuple:
     """The numba-side context: nets, bearoff tables, cache, scratch arrays, and the
     pruning net (``evaluator.prune``) with how many replies it keeps (0: no pruning);
-    then the incremental evaluation's references (14), the scratch of a set's pass
-    (15), and a set's probabilities, boards and indices (16-18, ``engine.eval_sets``)."""
+    then the scratch of a set's pass (14, ``engine.incremental.evaluate_replies``) and a
+    set's probabilities, boards and indices (15-17, ``engine.eval_sets``)."""
     db = load_bearoff_db()
     size = 1 << cache_bits
     small = evaluator.prune if prune and evaluator.prune is not None else evaluator.contact
@@ -62,7 +60,7 @@ def make_context(evaluator, cache_bits: int = CACHE_BITS, prune: bool = True) ->
             np.zeros((size, 2), np.uint64), np.zeros((size, 5), np.float32),
             np.zeros(512, np.float32), np.empty(1024, np.float32), np.empty(8, np.float32),
             np.zeros(6, np.int64), np.zeros(6, np.int64), small.arrays(), keep,
-            make_state(), make_reply_scratch(), np.zeros((MAX_RESULTS, 5), np.float32),
+            make_reply_scratch(), np.zeros((MAX_RESULTS, 5), np.float32),
             np.zeros((MAX_RESULTS, 2, 25), np.int8), np.zeros(MAX_RESULTS, np.int64))
 
 
@@ -99,23 +97,8 @@ def evaluate_static(ctx, board, probs):
 
 
 @njit(cache=True)
-def evaluate_static_near(ctx, board, probs):
-    """``evaluate_static`` from the net's reference position of the current set of
-    positions (``engine.incremental``): equal to it up to float32 rounding."""
-    if _in_home(board[0]) and _in_home(board[1]):
-        _bearoff_probs(ctx, board, probs)
-        return
-    W1c, b1c, W2c, b2c, arch_c, enc_c, W1r, b1r, W2r, b2r, arch_r, enc_r, use_race = ctx[0]
-    if use_race and not board_has_contact(board):
-        evaluate_near(W1r, b1r, W2r, b2r, arch_r, enc_r, board, ctx[14], RACE_SLOT, probs)
-    else:
-        evaluate_near(W1c, b1c, W2c, b2c, arch_c, enc_c, board, ctx[14], CONTACT_SLOT, probs)
-
-
-@njit(cache=True)
-def evaluate0(ctx, board, probs, near=False):
-    """Static probabilities of ``board`` for its side on roll, through the cache;
-    ``near``: a miss is evaluated incrementally (one of a set of nearby positions)."""
+def evaluate0(ctx, board, probs):
+    """Static probabilities of ``board`` for its side on roll, through the cache."""
     keys, values = ctx[5], ctx[6]
     lo, hi = position_key(board)
     slot = np.int64(((lo ^ (hi * _MIX)) * _MIX) >> np.uint64(64 - CACHE_BITS)) & (keys.shape[0] - 1)
@@ -124,10 +107,7 @@ def evaluate0(ctx, board, probs, near=False):
         for j in range(5):
             probs[j] = values[slot, j]
         return
-    if near:
-        evaluate_static_near(ctx, board, probs)
-    else:
-        evaluate_static(ctx, board, probs)
+    evaluate_static(ctx, board, probs)
     keys[slot, 0] = lo
     keys[slot, 1] = marked
     for j in range(5):
@@ -156,20 +136,18 @@ def invert_probs(src, out):
 
 
 @njit(cache=True)
-def value0(ctx, cand, flipped, out, cached=True, near=False):
+def value0(ctx, cand, flipped, out, cached=True):
     """0-ply probabilities, for the mover, of a post-move board (mover in row 0).
 
     The root of a decision skips the cache (``cached=False``): its candidates are
     seen once, while positions inside a lookahead recur across rolls and candidates.
-    ``near``: ``cand`` is one of the results of a roll (see ``evaluate_static_near``)."""
+    (A decision's root goes through ``engine.eval_sets.static_set`` instead.)"""
     if cand[0].sum() == 0:
         _won(cand, out)
         return
     _flip(cand, flipped)
     if cached:
-        evaluate0(ctx, flipped, out, near)
-    elif near:
-        evaluate_static_near(ctx, flipped, out)
+        evaluate0(ctx, flipped, out)
     else:
         evaluate_static(ctx, flipped, out)
     invert_probs(out, out)  # the opponent's figures, turned to the mover's
@@ -180,8 +158,8 @@ def _pruned(ctx, boards, n, flipped, keep, chosen):
     """Mark the ``keep`` replies the small pruning net likes best (gnubg's pruning:
     the full net then scores only those)."""
     W1, b1, W2, b2, arch, enc = ctx[12]
-    opp = ctx[16]
-    evaluate_replies(W1, b1, W2, b2, arch, enc, boards, n, ctx[15], opp)
+    opp = ctx[15]
+    evaluate_replies(W1, b1, W2, b2, arch, enc, boards, n, ctx[14], opp)
     cheap = np.empty(n)
     for i in range(n):
         cheap[i] = -equity_of(opp[i])  # the opponent's figures: the mover's equity is minus theirs
@@ -202,7 +180,6 @@ def best_reply0(ctx, boards, n, flipped, best_probs):
         if boards[i, 0].sum() == 0:
             _won(boards[i], best_probs)
             return i
-    forget(ctx[14])  # a new set of replies: new references
     keep = ctx[13]
     chosen = np.ones(n, np.bool_)
     if keep > 0 and n > keep:
@@ -213,7 +190,9 @@ def best_reply0(ctx, boards, n, flipped, best_probs):
     for i in range(n):
         if not chosen[i]:
             continue
-        value0(ctx, boards[i], flipped, p, True, True)
+        # the few chosen replies, mostly cached, one by one: an incremental path here
+        # saves little time and doubles what numba compiles before the first move
+        value0(ctx, boards[i], flipped, p)
         eq = equity_of(p)
         if eq > best_eq:
             best_eq = eq
