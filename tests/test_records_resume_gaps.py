@@ -22,7 +22,9 @@ from fibsbot.records.observer import MatchRecords
 from fibsbot.records.queue import TrainingQueue
 from tests.fibs_samples import MID_X_DOWN, with_fields
 from tests.interrupt_harness import InterruptedMatch, as_gnubg_match
-from tests.test_records_interrupted import feed, log_lines
+from fibsbot.records.journal import MatchJournal
+from fibsbot.records.resync import reconcile
+from tests.test_records_interrupted import OPENING, board_for, feed, log_lines
 
 SEED, LENGTH, DOUBLES = 2, 5, 0.02  # two games, a few cube actions, dances of both sides
 
@@ -153,3 +155,11 @@ def test_the_audit_counts_a_game_the_journal_could_not_rebuild_apart_from_lost_m
     audit_match(Played, 0, as_gnubg_match(actions), audit, "m", unrecoverable_games(actions[:4]))
     assert (audit.moves_played, audit.games_left_out, audit.games_unrecoverable, audit.moves_lost) == (2, 2, 1, 1)
     json.dumps(audit.__dict__)
+
+
+def test_an_opening_lost_after_the_game_was_journaled_is_taken_from_the_board(tmp_path):
+    journal = MatchJournal.create(tmp_path, "fibsbot", "oppo", 5)
+    journal.record("game", 0, 0, False)  # the game's first board was handled; the opening roll line was lost
+    board = board_for(OPENING, OPENING, on_roll="us", dice=(5, 4))
+    actions, note = reconcile(journal, board)
+    assert note == "inferred" and actions[1:] == [["opening", 0, 5, 4]]

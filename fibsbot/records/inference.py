@@ -167,15 +167,19 @@ class Inference:
             state = self.replay(base)
             if state is None:
                 continue
-            if state.recorder.game_in_progress:
+            game = state.recorder.current_game
+            if game is not None and state.awaited is None and not game.slots and self.board.turn != 0:
+                yield from self._unseen_opening(base)  # the game's first board was handled, its opening lost
+            elif game is not None:
                 yield from self._extend(base, state, moved=0, depth=0)
             elif not state.recorder.is_over and self.board.turn != 0:
-                yield from self._unseen_opening(base)
+                b = self.board
+                yield from self._unseen_opening(base + [["game", b.player_score, b.opponent_score,
+                                                         b.is_crawford_game]])  # fmt: skip
 
-    def _unseen_opening(self, base: list[Action]) -> Iterator[list[Action]]:
-        """A game that began while we were away: its opening roll (and the opponent's first move)."""
+    def _unseen_opening(self, start: list[Action]) -> Iterator[list[Action]]:
+        """A game begun (``start``) while we were away: its opening roll (and the opponent's first move)."""
         b = self.board
-        start = base + [["game", b.player_score, b.opponent_score, b.is_crawford_game]]
         if awaited(b) == 0 and b.our_dice is not None and b.our_dice[0] != b.our_dice[1]:
             yield start + [["opening", 0, *sorted(b.our_dice, reverse=True)]]
         if awaited(b) == 1 and b.their_dice is not None and b.their_dice[0] != b.their_dice[1]:
