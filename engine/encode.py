@@ -61,20 +61,22 @@ def input_size(name: str) -> int:
 
 
 @njit(cache=True, inline="always")
+def _tesauro_point(n, out, k):
+    out[k] = 1.0 if n >= 1 else 0.0
+    out[k + 1] = 1.0 if n >= 2 else 0.0
+    out[k + 2] = 1.0 if n >= 3 else 0.0
+    out[k + 3] = (n - 3) / 2.0 if n > 3 else 0.0
+
+
+@njit(cache=True, inline="always")
 def _tesauro_side(row, out, base):
     for p in range(24):
-        n = row[p]
-        k = base + 4 * p
-        out[k] = 1.0 if n >= 1 else 0.0
-        out[k + 1] = 1.0 if n >= 2 else 0.0
-        out[k + 2] = 1.0 if n >= 3 else 0.0
-        out[k + 3] = (n - 3) / 2.0 if n > 3 else 0.0
+        _tesauro_point(row[p], out, base + 4 * p)
 
 
 @njit(cache=True)
-def _tesauro(board, out, turn_units):
-    _tesauro_side(board[0], out, 0)
-    _tesauro_side(board[1], out, 96)
+def _tesauro_tail(board, out, turn_units):
+    """The units after the 24 points of each side: bar, off, and the turn."""
     off0 = 15 - board[0].sum()
     off1 = 15 - board[1].sum()
     out[192] = board[0, 24] / 2.0
@@ -87,6 +89,13 @@ def _tesauro(board, out, turn_units):
 
 
 @njit(cache=True)
+def _tesauro(board, out, turn_units):
+    _tesauro_side(board[0], out, 0)
+    _tesauro_side(board[1], out, 96)
+    _tesauro_tail(board, out, turn_units)
+
+
+@njit(cache=True)
 def _pips(row):
     total = 0
     for i in range(25):
@@ -95,8 +104,8 @@ def _pips(row):
 
 
 @njit(cache=True)
-def _race(board, out):
-    _tesauro(board, out, False)
+def _race_tail(board, out):
+    _tesauro_tail(board, out, False)
     out[196] = _pips(board[0]) / 100.0
     out[197] = _pips(board[1]) / 100.0
     out[198] = (_pips(board[0]) - _pips(board[1])) / 50.0
@@ -108,14 +117,30 @@ def _race(board, out):
 
 
 @njit(cache=True)
+def _race(board, out):
+    _tesauro_side(board[0], out, 0)
+    _tesauro_side(board[1], out, 96)
+    _race_tail(board, out)
+
+
+@njit(cache=True, inline="always")
+def _contact_point(n, out, k):
+    out[k] = 1.0 if n == 1 else 0.0
+    out[k + 1] = 1.0 if n == 2 else 0.0
+    out[k + 2] = 1.0 if n >= 3 else 0.0
+    out[k + 3] = (n - 3) / 2.0 if n > 3 else 0.0
+
+
+@njit(cache=True)
 def _contact_side(me, them, out, base, extra):
     for p in range(25):
-        n = me[p]
-        k = base + 4 * p
-        out[k] = 1.0 if n == 1 else 0.0
-        out[k + 1] = 1.0 if n == 2 else 0.0
-        out[k + 2] = 1.0 if n >= 3 else 0.0
-        out[k + 3] = (n - 3) / 2.0 if n > 3 else 0.0
+        _contact_point(me[p], out, base + 4 * p)
+    _contact_tail(me, them, out, base, extra)
+
+
+@njit(cache=True)
+def _contact_tail(me, them, out, base, extra):
+    """The units after one side's 25 points: off and the hand-made features."""
     k = base + 100
     out[k] = (15 - me.sum()) / 15.0
     out[k + 1] = _pips(me) / 167.0
@@ -191,6 +216,56 @@ def encode_into(encoding, board, out):
         _race(board, out)
     else:
         _contact(board, out, encoding == CONTACT2)
+
+
+@njit(cache=True)
+def point_units(encoding, n, units):
+    """The four units of a point holding ``n`` checkers (this side's own), as every
+    side's points are encoded in ``encoding``."""
+    if encoding == CONTACT or encoding == CONTACT2:
+        units[0] = 1.0 if n == 1 else 0.0
+        units[1] = 1.0 if n == 2 else 0.0
+    else:
+        units[0] = 1.0 if n >= 1 else 0.0
+        units[1] = 1.0 if n >= 2 else 0.0
+    units[2] = 1.0 if n >= 3 else 0.0
+    units[3] = (n - 3) / 2.0 if n > 3 else 0.0
+
+
+@njit(cache=True)
+def point_index(encoding, side, p):
+    """Index of the first of the four units of ``side``'s point ``p`` (column 0..24),
+    or -1 where the point is not encoded by such units (tesauro's bar: a tail unit)."""
+    if encoding == CONTACT:
+        return side * CONTACT_HALF + 4 * p
+    if encoding == CONTACT2:
+        return side * CONTACT2_HALF + 4 * p
+    return side * 96 + 4 * p if p < 24 else -1
+
+
+@njit(cache=True)
+def tail_ranges(encoding):
+    """The two index ranges (start, end, start, end) of the units that are not point
+    units: bar (tesauro), off and the hand-made features."""
+    if encoding == CONTACT or encoding == CONTACT2:
+        half = CONTACT2_HALF if encoding == CONTACT2 else CONTACT_HALF
+        return 100, half, half + 100, 2 * half
+    if encoding == RACE:
+        return 192, 200, 200, 200
+    return 192, 198 if encoding == TESAURO_TURN else 196, 0, 0
+
+
+@njit(cache=True)
+def encode_tail_into(encoding, board, out):
+    """Write only the units of ``tail_ranges`` of ``board`` into ``out``."""
+    if encoding == CONTACT or encoding == CONTACT2:
+        half = CONTACT2_HALF if encoding == CONTACT2 else CONTACT_HALF
+        _contact_tail(board[0], board[1], out, 0, encoding == CONTACT2)
+        _contact_tail(board[1], board[0], out, half, encoding == CONTACT2)
+    elif encoding == RACE:
+        _race_tail(board, out)
+    else:
+        _tesauro_tail(board, out, encoding == TESAURO_TURN)
 
 
 def encode(name: str, board: np.ndarray) -> np.ndarray:

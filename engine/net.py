@@ -77,6 +77,19 @@ def hidden_layer(W1, b1, x, h):
 
 @njit(cache=True, fastmath=True)
 def raw_outputs(W2, b2, h, out):
+    if W2.shape[1] == 5:
+        # gnubg's five outputs: walk W2 in its memory order (row by row) with the
+        # sums in registers; column by column strides through memory, 4x slower
+        a0, a1, a2, a3, a4 = b2[0], b2[1], b2[2], b2[3], b2[4]
+        for j in range(h.shape[0]):
+            hj = h[j]
+            a0 += hj * W2[j, 0]
+            a1 += hj * W2[j, 1]
+            a2 += hj * W2[j, 2]
+            a3 += hj * W2[j, 3]
+            a4 += hj * W2[j, 4]
+        out[0], out[1], out[2], out[3], out[4] = sigmoid(a0), sigmoid(a1), sigmoid(a2), sigmoid(a3), sigmoid(a4)
+        return
     for k in range(W2.shape[1]):
         acc = b2[k]
         for j in range(h.shape[0]):

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from engine.dice import game_seed, roll
+from engine.dice import DISTINCT_ROLLS, ROLL_WEIGHTS, game_seed, roll
 from engine.game import flip_into
 from engine.moves import MoveBuffers, generate_moves
 from engine.parallel import map_chunks, parallelism, split_range
@@ -31,15 +31,44 @@ MAX_TURNS = 2000
 
 
 @njit(cache=True)
+def _luck(ctx, board, d0, d1, filters, weights, root, buf2, buf1, equities, probs, plies, after, luck):
+    """Play the 0-ply choice for (d0, d1) into ``after`` and return, in ``luck``, how
+    much better its 0-ply figures are for the mover than the average over the 21
+    rolls of the 0-ply choice of each (gnubg's variance reduction by luck
+    adjustment: the sum of these has mean zero, and taking it off a game's result
+    removes most of the dice's noise)."""
+    boards, steps, tk, ts, st, stack = root
+    mean = np.zeros(5)
+    for r in range(21):
+        a, b = DISTINCT_ROLLS[r, 0], DISTINCT_ROLLS[r, 1]
+        n = generate_moves(board, a, b, boards, steps, tk, ts, st, stack)
+        best = rank_candidates(ctx, boards, n, 0, filters, weights, buf2, buf1, equities, probs, plies)
+        for j in range(5):
+            mean[j] += ROLL_WEIGHTS[r] * probs[best, j]
+        if (a == d0 and b == d1) or (a == d1 and b == d0):
+            for j in range(5):
+                luck[j] = probs[best, j]
+            for s in range(2):
+                for k in range(25):
+                    after[s, k] = boards[best, s, k]
+    for j in range(5):
+        luck[j] -= mean[j]
+
+
+@njit(cache=True)
 def rollout_games(ctx, start_board, seed, first_game, n_games, truncate, filters, weights,
-                  root, buf2, buf1, equities, probs, plies, out):
+                  root, buf2, buf1, equities, probs, plies, out, varredn=False, max_turns=0):
     """Fill ``out[i]`` with the five outcomes (or truncated probabilities) of game
     ``first_game + i`` from ``start_board`` (side on roll in row 0, before its roll),
-    from that side's point of view."""
+    from that side's point of view.  ``varredn``: less the luck of every roll (see
+    ``_luck``); ``max_turns`` > 0: stop after that many turns with the 0-ply figures."""
     boards, steps, tk, ts, st, stack = root
     board = np.empty((2, 25), np.int8)
+    after = np.empty((2, 25), np.int8)
     p = np.empty(5, np.float32)
     result = np.empty(5)  # the side on roll's, float64 as ``out``
+    luck = np.empty(5)
+    luck_sum = np.zeros(5)  # the starting side's view
     for i in range(n_games):
         g = first_game + i
         s = game_seed(seed, g)
@@ -48,8 +77,9 @@ def rollout_games(ctx, start_board, seed, first_game, n_games, truncate, filters
                 board[side, k] = start_board[side, k]
         sign = 0  # 0: the starting side is on roll
         finished = False
+        luck_sum[:] = 0.0
         for turn in range(MAX_TURNS):
-            if truncate and _in_home(board[0]) and _in_home(board[1]):
+            if (truncate and _in_home(board[0]) and _in_home(board[1])) or (max_turns > 0 and turn == max_turns):
                 evaluate0(ctx, board, p)
                 for j in range(5):
                     result[j] = p[j]
@@ -61,11 +91,21 @@ def rollout_games(ctx, start_board, seed, first_game, n_games, truncate, filters
                 d1 = r % 6 + 1
             else:
                 d0, d1 = roll(s, turn)
-            n = generate_moves(board, d0, d1, boards, steps, tk, ts, st, stack)
-            best = 0
-            if n > 1:
-                best = rank_candidates(ctx, boards, n, 0, filters, weights, buf2, buf1, equities, probs, plies)
-            after = boards[best]
+            if varredn:
+                _luck(ctx, board, d0, d1, filters, weights, root, buf2, buf1, equities, probs, plies, after, luck)
+                if sign == 1:
+                    invert_probs(luck, luck)  # a difference: the mover's gains are the starter's losses
+                    luck[0] -= 1.0
+                for j in range(5):
+                    luck_sum[j] += luck[j]
+            else:
+                n = generate_moves(board, d0, d1, boards, steps, tk, ts, st, stack)
+                best = 0
+                if n > 1:
+                    best = rank_candidates(ctx, boards, n, 0, filters, weights, buf2, buf1, equities, probs, plies)
+                for side in range(2):
+                    for k in range(25):
+                        after[side, k] = boards[best, side, k]
             if after[0].sum() == 0:
                 _won(after, result)  # the mover's: the side on roll this turn
                 finished = True
@@ -77,7 +117,7 @@ def rollout_games(ctx, start_board, seed, first_game, n_games, truncate, filters
         elif sign == 1:
             invert_probs(result, result)
         for j in range(5):
-            out[i, j] = result[j]
+            out[i, j] = result[j] - luck_sum[j]
 
 
 @dataclass(frozen=True)
@@ -102,11 +142,12 @@ def _summarise(outcomes: np.ndarray) -> RolloutResult:
                          float(eq.mean()), float(eq.std(ddof=1) / math.sqrt(n)) if n > 1 else 0.0, eq)
 
 
-def _play(agent, board: np.ndarray, seed: int, first: int, count: int, truncate: bool) -> np.ndarray:
+def _play(agent, board: np.ndarray, seed: int, first: int, count: int, truncate: bool, varredn: bool = False,
+          max_turns: int = 0) -> np.ndarray:
     out = np.zeros((count, 5), np.float64)
     rollout_games(agent.ctx, np.ascontiguousarray(board, np.int8), np.uint64(seed), first, count, truncate,
                   agent.filters, np.ones(4), MoveBuffers().args(), agent._buf2.args(), agent._buf1.args(),
-                  agent._equities, agent._probs, agent._plies, out)
+                  agent._equities, agent._probs, agent._plies, out, varredn, max_turns)
     return out
 
 
@@ -124,45 +165,50 @@ def rollout_agent(spec: str):
 _worker_agents: dict = {}
 
 
-def _worker(players: dict, spec: str, board: np.ndarray, seed: int, first: int, count: int,
-            truncate: bool) -> np.ndarray:
+def _worker(players: dict, spec: str, board: np.ndarray, seed: int, first: int, count: int, truncate: bool,
+            varredn: bool = False, max_turns: int = 0) -> np.ndarray:
     agent = _worker_agents.get(spec)
     if agent is None:
         install_players(players)  # a Ray or spawned worker knows only the engine's own specs
         agent = _worker_agents[spec] = rollout_agent(spec)
-    return _play(agent, board, seed, first, count, truncate)
+    return _play(agent, board, seed, first, count, truncate, varredn, max_turns)
 
 
 def _outcomes(boards: list[np.ndarray], games: int, spec: str, agent, seed: int, truncate: bool, workers: int,
-              ray_address: str | None) -> list[np.ndarray]:
+              ray_address: str | None, varredn: bool = False, max_turns: int = 0) -> list[np.ndarray]:
     """Per-game outcomes of ``games`` games from each board; every board's chunks go out
     in one batch so the processes or the cluster stay busy across boards."""
     if workers <= 1 and ray_address is None:
         if agent is None:
             agent = rollout_agent(spec)
-        return [_play(agent, board, seed, 0, games, truncate) for board in boards]
+        return [_play(agent, board, seed, 0, games, truncate, varredn, max_turns) for board in boards]
     ranges = split_range(games, parallelism(workers, ray_address))
     players = registered_players()
-    tasks = [(players, spec, board, seed, first, count, truncate) for board in boards for first, count in ranges]
+    tasks = [(players, spec, board, seed, first, count, truncate, varredn, max_turns)
+             for board in boards for first, count in ranges]
     parts = map_chunks(_worker, tasks, workers=workers, ray_address=ray_address)
     k = len(ranges)
     return [np.concatenate(parts[i * k:(i + 1) * k]) for i in range(len(boards))]
 
 
 def rollout_position(board: np.ndarray, games: int, *, spec: str = "net:default", agent=None, seed: int = 1,
-                     truncate: bool = True, workers: int = 1, ray_address: str | None = None) -> RolloutResult:
+                     truncate: bool = True, workers: int = 1, ray_address: str | None = None,
+                     varredn: bool = False, max_turns: int = 0) -> RolloutResult:
     """Roll out a position (side on roll in row 0, before its roll).
 
     With ``workers > 1`` or a ``ray_address`` the games run in processes or Ray tasks
-    that load ``spec`` themselves (``agent`` is then not used)."""
+    that load ``spec`` themselves (``agent`` is then not used).  ``varredn``: luck
+    adjustment over the 21 rolls at every turn (about 21 times the work per game);
+    ``max_turns`` > 0: games stop after that many turns with the 0-ply figures."""
     if games < 1:
         raise ValueError("a rollout needs at least one game")
-    return _summarise(_outcomes([board], games, spec, agent, seed, truncate, workers, ray_address)[0])
+    return _summarise(_outcomes([board], games, spec, agent, seed, truncate, workers, ray_address, varredn,
+                                max_turns)[0])
 
 
 def rollout_moves(board: np.ndarray, d1: int, d2: int, games: int, *, spec: str = "net:default", agent=None,
                   seed: int = 1, truncate: bool = True, workers: int = 1, candidates: int = 5,
-                  ray_address: str | None = None) -> list[dict]:
+                  ray_address: str | None = None, varredn: bool = False, max_turns: int = 0) -> list[dict]:
     """Roll out the ``candidates`` best moves (by the agent's 0-ply) with common dice.
 
     Each entry has the mover's equity, its standard error, and the difference to the
@@ -172,7 +218,7 @@ def rollout_moves(board: np.ndarray, d1: int, d2: int, games: int, *, spec: str 
     agent = agent or rollout_agent(spec)
     ranked = agent.rank_moves(board, d1, d2, ply=0)[:candidates]
     afters = [np.ascontiguousarray(move.board[::-1]) for move in ranked]  # opponent on roll
-    outcomes = _outcomes(afters, games, spec, agent, seed, truncate, workers, ray_address)
+    outcomes = _outcomes(afters, games, spec, agent, seed, truncate, workers, ray_address, varredn, max_turns)
     rows = []
     for move, per_game in zip(ranked, outcomes):
         res = _summarise(per_game)

@@ -13,6 +13,10 @@ A move decision scores every legal move at 0-ply, keeps at most ``k1`` within
 value for 2-ply (gnubg's defaults are of this size).  Everything below runs in numba;
 the context tuple ``ctx`` carries the nets, the bearoff tables, the cache and scratch.
 
+A decision's root and every set of replies are evaluated as sets, each result from
+a nearby reference (``engine.eval_sets``, ``engine.incremental``): equal to one-by-one
+evaluation up to float32 rounding.
+
 The cache is direct-mapped like gnubg's: an exact 80-bit position key per slot (so a
 hit is never a different position), and a newer position simply evicts an older one.
 """
@@ -23,14 +27,17 @@ import numpy as np
 from numba import njit
 
 from engine.bearoff import load_bearoff_db
-from engine.bearoff_gen import _BINOM, _rank
+from engine.bearoff_gen import _BINOM
 from engine.evaluator import evaluate_pair
+from engine.incremental import evaluate_replies, make_reply_scratch
+from engine.moves import MAX_RESULTS
 from engine.dice import DISTINCT_ROLLS as ROLLS
+from engine.eval_sets import _bearoff_probs, _in_home, static_set
 from engine.dice import ROLL_WEIGHTS
 from engine.game import flip_into as _flip
 from engine.game import mover_win_points
 from engine.moves import generate_moves
-from engine.net import equity_of, evaluate_one
+from engine.net import equity_of
 
 CACHE_BITS = 18
 _OCCUPIED = np.uint64(1) << np.uint64(40)  # marks a used slot; real high key parts are < 2**16
@@ -42,7 +49,9 @@ PRUNE_KEEP = 4  # replies a pruning net passes on to the full net inside a looka
 
 def make_context(evaluator, cache_bits: int = CACHE_BITS, prune: bool = True) -> tuple:
     """The numba-side context: nets, bearoff tables, cache, scratch arrays, and the
-    pruning net (``evaluator.prune``) with how many replies it keeps (0: no pruning)."""
+    pruning net (``evaluator.prune``) with how many replies it keeps (0: no pruning);
+    then the scratch of a set's pass (14, ``engine.incremental.evaluate_replies``) and a
+    set's probabilities, boards and indices (15-17, ``engine.eval_sets``)."""
     db = load_bearoff_db()
     size = 1 << cache_bits
     small = evaluator.prune if prune and evaluator.prune is not None else evaluator.contact
@@ -50,7 +59,9 @@ def make_context(evaluator, cache_bits: int = CACHE_BITS, prune: bool = True) ->
     return (evaluator.kernel_params(), db.off, db.tail_off, db.tail_first, _BINOM.astype(np.int64),
             np.zeros((size, 2), np.uint64), np.zeros((size, 5), np.float32),
             np.zeros(512, np.float32), np.empty(1024, np.float32), np.empty(8, np.float32),
-            np.zeros(6, np.int64), np.zeros(6, np.int64), small.arrays(), keep)
+            np.zeros(6, np.int64), np.zeros(6, np.int64), small.arrays(), keep,
+            make_reply_scratch(), np.zeros((MAX_RESULTS, 5), np.float32),
+            np.zeros((MAX_RESULTS, 2, 25), np.int8), np.zeros(MAX_RESULTS, np.int64))
 
 
 def clear_cache(ctx: tuple) -> None:
@@ -74,39 +85,6 @@ def position_key(board):
                 bit += 1
             bit += 1
     return lo, hi
-
-
-@njit(cache=True)
-def _in_home(row):
-    for i in range(6, 25):
-        if row[i] > 0:
-            return False
-    return True
-
-
-@njit(cache=True)
-def _bearoff_probs(ctx, board, probs):
-    off, tail_off, tail_first, binom = ctx[1], ctx[2], ctx[3], ctx[4]
-    c0, c1 = ctx[10], ctx[11]
-    for p in range(6):
-        c0[p] = board[0, p]
-        c1[p] = board[1, p]
-    us = _rank(c0, binom)
-    them = _rank(c1, binom)
-    n = off.shape[1]
-    win = 0.0
-    gammon_win = 0.0
-    gammon_loss = 0.0
-    for k in range(n):
-        win += off[us, k] * tail_off[them, k]
-        gammon_win += off[us, k] * tail_first[them, k]
-        gammon_loss += off[them, k] * tail_first[us, k + 1]
-    win = min(win, 1.0)
-    probs[0] = win
-    probs[1] = min(gammon_win, win)
-    probs[2] = 0.0
-    probs[3] = min(gammon_loss, max(1.0 - win, 0.0))
-    probs[4] = 0.0
 
 
 @njit(cache=True)
@@ -162,7 +140,8 @@ def value0(ctx, cand, flipped, out, cached=True):
     """0-ply probabilities, for the mover, of a post-move board (mover in row 0).
 
     The root of a decision skips the cache (``cached=False``): its candidates are
-    seen once, while positions inside a lookahead recur across rolls and candidates."""
+    seen once, while positions inside a lookahead recur across rolls and candidates.
+    (A decision's root goes through ``engine.eval_sets.static_set`` instead.)"""
     if cand[0].sum() == 0:
         _won(cand, out)
         return
@@ -179,13 +158,11 @@ def _pruned(ctx, boards, n, flipped, keep, chosen):
     """Mark the ``keep`` replies the small pruning net likes best (gnubg's pruning:
     the full net then scores only those)."""
     W1, b1, W2, b2, arch, enc = ctx[12]
-    x, h, raw = ctx[7], ctx[8], ctx[9]
-    p = np.empty(5, np.float32)
+    opp = ctx[15]
+    evaluate_replies(W1, b1, W2, b2, arch, enc, boards, n, ctx[14], opp)
     cheap = np.empty(n)
     for i in range(n):
-        _flip(boards[i], flipped)
-        evaluate_one(W1, b1, W2, b2, arch, enc, flipped, x, h, raw, p)
-        cheap[i] = -equity_of(p)  # the opponent's figures: the mover's equity is minus theirs
+        cheap[i] = -equity_of(opp[i])  # the opponent's figures: the mover's equity is minus theirs
         chosen[i] = False
     for _ in range(keep):
         top = -1
@@ -213,6 +190,8 @@ def best_reply0(ctx, boards, n, flipped, best_probs):
     for i in range(n):
         if not chosen[i]:
             continue
+        # the few chosen replies, mostly cached, one by one: an incremental path here
+        # saves little time and doubles what numba compiles before the first move
         value0(ctx, boards[i], flipped, p)
         eq = equity_of(p)
         if eq > best_eq:
@@ -317,12 +296,9 @@ def rank_candidates(ctx, candidates, n, ply, filters, weights, buf2, buf1, equit
     A move that ends the game is always chosen (its value is exact).
     """
     p = np.empty(5, np.float32)
-    flipped = np.empty((2, 25), np.int8)
+    static_set(ctx, candidates, n, probs)
     for i in range(n):
-        value0(ctx, candidates[i], flipped, p, False)
-        for j in range(5):
-            probs[i, j] = p[j]
-        equities[i] = weighted_equity(p, weights)
+        equities[i] = weighted_equity(probs[i], weights)
         plies[i] = 0
         if candidates[i, 0].sum() == 0:
             plies[i] = 99  # exact: never re-searched, always preferred

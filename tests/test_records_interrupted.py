@@ -17,6 +17,7 @@ from fibsbot.client.options import Backoff, ClientOptions
 from fibsbot.client.policy import Policy, PolicySettings
 from fibsbot.protocol.board import FibsBoard, parse_board_line
 from fibsbot.protocol.match.driver import MatchDriver
+from fibsbot.protocol.match.outputs import MoveRequest
 from fibsbot.protocol.match.state import make_request
 from fibsbot.protocol.parser import ClipParser
 from fibsbot.records.events import event_logger
@@ -133,6 +134,21 @@ def test_resync_takes_back_our_unsent_move_and_infers_their_lost_one(tmp_path):
     assert not any(a[0] == "move" and a[2:4] == [2, 2] for a in actions)
 
 
+class DiesAtDecision:
+    """Ends the bot at its Nth move: journaled, never received by the server (a kill between the two)."""
+
+    def __init__(self, moves: int) -> None:
+        self.left = moves
+        self.kill = None
+
+    def on_decision(self, request, answer, commands) -> None:
+        if isinstance(request, MoveRequest) and commands and self.kill is not None:
+            self.left -= 1
+            if self.left == 0:
+                self.kill()  # the process is gone: the command that follows reaches nobody
+                self.kill = None
+
+
 async def test_a_resumed_match_continues_the_same_record_after_a_restart(tmp_path):
     require_gnubg()
     core = ServerCore(ServerConfig(idle_timeout=None, new_account_toggles={"ready": True}), seed=21)
@@ -140,30 +156,36 @@ async def test_a_resumed_match_continues_the_same_record_after_a_restart(tmp_pat
     options = ClientOptions(backoff=Backoff(initial_s=0.05, max_s=0.3), roll_delay_s=0.3)
     queue = TrainingQueue(tmp_path / "queue.sqlite")
     ours = load_agent("net:default@1")
+    dies = DiesAtDecision(moves=12)
 
-    def bot(max_matches=None) -> tuple[BotClient, asyncio.Task]:
+    def bot(max_matches=None, extra=()) -> tuple[BotClient, asyncio.Task]:
         records = MatchRecords(tmp_path / "matches", queue, user="fibsbot", net_version="n",
                                event_log=event_logger(tmp_path / "events.jsonl"))  # fmt: skip
         client = BotClient("127.0.0.1", server.port, "fibsbot", "pw", ours, Policy(PolicySettings(user="fibsbot")),
-                           [records], options=ClientOptions(**{**options.__dict__, "max_matches": max_matches}))
+                           [records, *extra], options=ClientOptions(**{**options.__dict__, "max_matches": max_matches}))
         return client, asyncio.create_task(client.run())
 
     sparring = BotClient("127.0.0.1", server.port, "sparring", "pw", PubevalSparring(load_agent("net:default@0")),
                          Policy(PolicySettings(user="sparring", admins=frozenset({"referee"}))), [],
                          options=options, rng=random.Random(3))  # fmt: skip
     tasks = [asyncio.create_task(sparring.run())]
+    died = asyncio.Event()
     try:
-        first, task = bot()
+        first, task = bot(extra=[dies])
+
+        def kill() -> None:
+            task.cancel()  # nothing more is handled or written by this process
+            server.drop("fibsbot")  # and the server hears nothing more from it
+            died.set()
+
+        dies.kill = kill
         referee = await ClipTestClient.connect(server.host, server.port)
         await referee.login("referee", "pw")
         while not ("fibsbot" in core.online and "sparring" in core.online):
             await asyncio.sleep(0.05)
         referee.send("tell sparring invite fibsbot 5")
-        while "fibsbot" not in core.matches or sum(len(g["actions"]) for g in core.matches["fibsbot"].history) < 30:
-            await asyncio.sleep(0.01)
-        match = core.matches["fibsbot"]
-        task.cancel()  # the process dies: nothing more is written or said
-        server.drop("fibsbot")
+        await asyncio.wait_for(died.wait(), 120)
+        match = core.matches.get("fibsbot") or next(iter(core.saved.values()))
         second, task = bot(max_matches=1)  # a new process: records from disk only
         tasks.append(task)
         await asyncio.wait_for(task, 120)
@@ -179,8 +201,12 @@ async def test_a_resumed_match_continues_the_same_record_after_a_restart(tmp_pat
     audit = Audit()
     audit_match(match, match.seat_of("fibsbot"), gnubg_matches(mats)[str(mats[0])], audit, mats[0].name)
     assert audit.moves_played > 30 and audit.moves_lost == 0 and audit.moves_wrong == 0, audit.problems
-    events = [line["event"] for line in log_lines(tmp_path / "events.jsonl")]
-    assert "record_resumed" in events and "record_skipped" not in events and "game_left_out" not in events
+    assert audit.games_left_out == 0
+    lines = log_lines(tmp_path / "events.jsonl")
+    events = [line["event"] for line in lines]
+    assert "record_skipped" not in events and "game_left_out" not in events
+    # the move journaled before the kill never reached the server: the resumed record took it back
+    assert [line["state"] for line in lines if line["event"] == "record_resumed"][0] == "inferred"
     with sqlite3.connect(tmp_path / "queue.sqlite") as db:
         rows = db.execute("SELECT match_ref, game_number, move_number FROM disagreements").fetchall()
     assert rows and all(ref == mats[0].name and game >= 1 and move >= 1 for ref, game, move in rows)

@@ -22,6 +22,7 @@ import numpy as np
 
 from engine.position import Position
 from fibsbot.protocol.match.state import apply_steps
+from fibsbot.records.resync import UNRECOVERABLE
 
 GNUBG = Path("/usr/games/gnubg")
 
@@ -45,6 +46,8 @@ class Audit:
     games_played: int = 0
     games_left_out: int = 0  # missing from the match file (each logged by the bot)
     moves_left_out: int = 0  # the moves of those games
+    games_unrecoverable: int = 0  # of those, the games the bot could not reconstruct (journaled why)
+    moves_unrecoverable: int = 0  # the moves of those games: missing, but not lost by the records
     queue_rows: int = 0
     queue_rows_dangling: int = 0  # naming no existing match file
     queue_rows_unplaced: int = 0  # without game and move number: decisions in games left out
@@ -52,7 +55,21 @@ class Audit:
 
     @property
     def moves_lost(self) -> int:
-        return self.moves_played - self.moves_recorded
+        """Moves played and missing from the records, other than those of games that could not be rebuilt."""
+        return self.moves_played - self.moves_recorded - self.moves_unrecoverable
+
+
+def unrecoverable_games(actions: list) -> set[tuple[int, int]]:
+    """Starting scores of the games a journal says it could not reconstruct (and why it could not)."""
+    found, score = set(), None
+    for action in actions:
+        if action[0] == "game":
+            score = (action[1], action[2])
+        elif action[0] == "leave_out" and action[1] in UNRECOVERABLE and score is not None:
+            found.add(score)
+        elif action[0] == "unseen" and action[3] in UNRECOVERABLE:
+            found.add((action[1], action[2]))
+    return found
 
 
 def gnubg_matches(paths: list[Path]) -> dict[str, dict]:
@@ -96,7 +113,8 @@ def _gnubg_games(match: dict) -> dict[tuple[int, int], list]:
     return games
 
 
-def audit_match(server_match, our_seat: int, gnubg_match: dict | None, audit: Audit, label: str) -> None:
+def audit_match(server_match, our_seat: int, gnubg_match: dict | None, audit: Audit, label: str,
+                unrecoverable: set[tuple[int, int]] = frozenset()) -> None:  # fmt: skip
     recorded = _gnubg_games(gnubg_match) if gnubg_match is not None else {}
     for game in server_match.history:
         played = [(0 if action[1] == our_seat else 1, tuple(action[2]), action[3])
@@ -108,6 +126,9 @@ def audit_match(server_match, our_seat: int, gnubg_match: dict | None, audit: Au
         if ours is None:
             audit.games_left_out += 1
             audit.moves_left_out += len(played)
+            if score in unrecoverable:
+                audit.games_unrecoverable += 1
+                audit.moves_unrecoverable += len(played)
             continue
         want, got = _positions(played), _positions(ours)
         same = sum(1 for a, b in zip(want, got) if a == b)

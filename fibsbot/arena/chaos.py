@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from fibsbot.arena.audit import GNUBG, Audit, audit_match, audit_queue, gnubg_matches
+from fibsbot.arena.audit import GNUBG, Audit, audit_match, audit_queue, gnubg_matches, unrecoverable_games
 from fibsbot.arena.play import BOT, REFEREE, SPARRING, PubevalSparring, _client
 from fibsbot.client.policy import PolicySettings
 from fibsbot.protocol.match.outputs import MoveRequest, NullObserver
@@ -238,7 +238,8 @@ def _audit(result: ChaosResult, played: list, data_dir: Path) -> None:
     matches_dir = data_dir / "matches"
     journals = sorted(matches_dir.glob(f"*{SUFFIX}"))
     result.records = len(journals)
-    mats = [MatchJournal.load(path).mat_path for path in journals]
+    loaded = [MatchJournal.load(path) for path in journals]
+    mats = [journal.mat_path for journal in loaded]
     audit = result.audit
     if len(mats) != len(played):
         audit.problems.append(f"{len(played)} matches played, {len(mats)} match records")
@@ -248,7 +249,8 @@ def _audit(result: ChaosResult, played: list, data_dir: Path) -> None:
     for index, match in enumerate(played):
         mat = mats[index] if index < len(mats) else None
         gnubg_match = read.get(str(mat)) if mat is not None else None
-        audit_match(match, match.seat_of(BOT), gnubg_match, audit, mat.name if mat else f"match {index + 1}")
+        missed = unrecoverable_games(loaded[index].actions) if index < len(loaded) else set()
+        audit_match(match, match.seat_of(BOT), gnubg_match, audit, mat.name if mat else f"match {index + 1}", missed)
     audit_queue(data_dir / "queue.sqlite", matches_dir, audit)
     log_path = data_dir / "log" / "fibsbot.jsonl"
     if log_path.exists():
@@ -262,8 +264,9 @@ def print_chaos(result: ChaosResult, out=sys.stdout) -> None:
     print(f"faults: {result.drops} dropped connections, {result.kills} SIGKILLs ({result.restarts} daemon "
           f"restarts, {result.daemon_exits} after the daemon ended by itself), {result.logouts_at_win} opponent "
           f"logouts at the moment of winning", file=out)
-    print(f"moves: {a.moves_played} played, {a.moves_recorded} recorded, {a.moves_lost} lost ({a.moves_left_out} "
-          f"in {a.games_left_out} of {a.games_played} games left out with a log line), {a.moves_wrong} wrong",
+    print(f"moves: {a.moves_played} played, {a.moves_recorded} recorded, {a.moves_wrong} wrong, {a.moves_lost} lost; "
+          f"{a.games_left_out} of {a.games_played} games left out with a log line ({a.moves_left_out} moves), "
+          f"of which {a.games_unrecoverable} could not be reconstructed ({a.moves_unrecoverable} moves)",
           file=out)  # fmt: skip
     print(f"queue: {a.queue_rows} rows, {a.queue_rows_dangling} without a record, {a.queue_rows_unplaced} "
           f"in games left out; "

@@ -66,9 +66,35 @@ def bench_ply0(repeats: int = 5) -> dict:
                     agent._buf2.args(), agent._buf1.args(), agent._equities, agent._probs, agent._plies)
 
     rate = _rate(len(positions), _timed(run, repeats))
-    return {"ply0_decisions_per_s": rate["median"],
-            "ply0": {**rate, "decisions": len(positions), "net": what,
-                     "sample": "pubeval self-play turns with more than one legal move"}}
+    result = {"ply0_decisions_per_s": rate["median"],
+              "ply0": {**rate, "decisions": len(positions), "net": what,
+                       "sample": "pubeval self-play turns with more than one legal move"}}
+    reference = gnubg_nn_decision_rate(positions, dice)
+    if reference is None:
+        result["ply0"]["reference_gnubg_nn"] = "skipped: gnubg-nn not installed"
+    else:
+        result["ply0"]["reference_gnubg_nn"] = reference
+        result["ply0"]["ratio_vs_gnubg_nn"] = rate["median"] / reference["decisions_per_s"]
+    return result
+
+
+def gnubg_nn_decision_rate(positions: np.ndarray, dice: np.ndarray, repeats: int = 3) -> dict | None:
+    """The reference: gnubg's own 0-ply move choice in-process (gnubg-nn's
+    ``best_move``, its nets and pruning), same positions and rolls, median of repeats."""
+    try:
+        import gnubg_nn
+    except ImportError:
+        return None
+    # gnubg-nn takes the side not on roll first
+    sample = [(b[::-1].tolist(), int(d[0]), int(d[1])) for b, d in zip(positions, dice)]
+
+    def run():
+        for board, d1, d2 in sample:
+            gnubg_nn.best_move(board, d1, d2)
+
+    rate = _rate(len(sample), _timed(run, repeats))
+    return {"decisions_per_s": rate["median"], "min": rate["min"], "max": rate["max"], "decisions": len(sample),
+            "note": "gnubg-nn best_move(board, d1, d2) at 0-ply, one Python call per decision"}
 
 
 def bench_ply2(decisions: int = 200, reference_decisions: int = 60) -> dict:

@@ -16,7 +16,9 @@ def _add_bench_args(p: argparse.ArgumentParser) -> None:
 
 @command("bench", "measure the engine's speed on one core (move generation, self-play, ...)")(_add_bench_args)
 def _bench(args: argparse.Namespace) -> int:
+    import fibsbot.bench.rollout  # noqa: F401  registers the rollout benchmark
     import fibsbot.bench.search  # noqa: F401  registers the search benchmarks
+    import fibsbot.bench.start  # noqa: F401  registers the first-start benchmark
     from fibsbot.bench.speed import BENCHMARKS, run_benchmarks
 
     unknown = sorted(set(args.only or ()) - set(BENCHMARKS))

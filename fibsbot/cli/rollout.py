@@ -22,6 +22,10 @@ def _setup(p: argparse.ArgumentParser) -> None:
                         "or 'local' for a fresh one on this machine); needs pip install 'fibsbot[ray]'")
     p.add_argument("--net", default="default", help="net that plays the games (0-ply)")
     p.add_argument("--no-truncate", action="store_true", help="play bearoffs out instead of using the database")
+    p.add_argument("--varredn", action="store_true",
+                   help="variance reduction: take the luck of every roll (against the 21 rolls) off each game")
+    p.add_argument("--max-turns", type=int, default=0, metavar="N",
+                   help="stop each game after N turns with the 0-ply figures (default 0: play on)")
     p.add_argument("--json", action="store_true")
 
 
@@ -41,7 +45,7 @@ def _rollout(args: argparse.Namespace) -> int:
         raise UserError(str(exc)) from exc
     spec = f"net:{args.net}"
     common = dict(spec=spec, seed=args.seed, truncate=not args.no_truncate, workers=args.workers,
-                  ray_address=args.ray_address)
+                  ray_address=args.ray_address, varredn=args.varredn, max_turns=max(0, args.max_turns))
     try:
         if request.dice is None:
             result = rollout_position(request.board, args.games, **common).as_dict()

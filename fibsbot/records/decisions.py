@@ -36,8 +36,15 @@ class DecisionLog:
         self.queued = 0
 
     def record(self, request: DecisionRequest, answer: Any, commands: list[Send]) -> None:
+        self.journal(request, commands)
+        self.log(request, answer, commands)
+
+    def journal(self, request: DecisionRequest, commands: list[Send]) -> None:
+        self._journal(request, [c.text for c in commands])
+
+    def log(self, request: DecisionRequest, answer: Any, commands: list[Send]) -> None:
+        """The decision event and its queue row (the journal has the action already)."""
         sent = [c.text for c in commands]
-        self._journal(request, sent)
         # the Position ID of the side on roll: us, except when we answer a double
         on_roll = request.board[::-1] if isinstance(request, TakeRequest) else request.board
         pid = position_id(np.ascontiguousarray(on_roll))
@@ -79,11 +86,27 @@ class DecisionLog:
         if self.queue is None:
             return
         journal = self.records.journal
-        game = journal.recorder.current_game if journal is not None else None
+        game_number, move_number = self._place(journal)
         self.queue.add(Disagreement(
             position_id=pid, match_id=mid, dice=dice, kind=kind, choice_ply0=ply0_choice or "(none)",
             choice_search=search_choice or "(none)", equity_ply0=float(eq0), equity_search=float(eq), ply=ply,
             net_version=self.net_version, match_ref=journal.mat_path.name if journal is not None else None,
-            game_number=game.number if game is not None else None,
-            move_number=journal.recorder.last_move_number if game is not None else None))
+            game_number=game_number, move_number=move_number))
         self.queued += 1
+
+    @staticmethod
+    def _place(journal) -> tuple[int | None, int | None]:
+        """The game and numbered line of the decision just journaled.
+
+        A drop ends the game it answers, so the game is placed by the journal's
+        last action (ours) rather than by the game in progress; a decision in a
+        game the record does not follow has no place in the file.
+        """
+        if journal is None or not journal.recorder.games:
+            return None, None
+        last = journal.actions[-1] if journal.actions else None
+        ended_by_us = last is not None and last[0] == "drop" and last[1] == 0
+        if not (journal.game_in_progress or ended_by_us):
+            return None, None
+        game = journal.recorder.games[-1]
+        return game.number, max(1, (len(game.slots) + 1) // 2)

@@ -17,7 +17,10 @@ Actions are JSON lists, player 0 being us (the left column of the ``.mat``):
 * ``["double", player]``, ``["take", player]``, ``["drop", player]``;
 * ``["win", player, points]``, ``["resign", player, points]`` (``player`` resigned);
 * ``["leave_out", reason]``: the game in progress cannot be followed and is left
-  out of the ``.mat`` (the reason is logged and kept here).
+  out of the ``.mat`` (the reason is logged and kept here);
+* ``["unseen", score0, score1, reason]``: a game at that score was played that the
+  ``.mat`` cannot hold (its beginning was never seen); kept so that an audit can
+  tell a game the bot knew it missed from one it lost.
 
 ``replay`` rebuilds the recorder and the pending rolls from any list of actions,
 which is how a resumed match is checked against the server (``records.resync``).
@@ -96,6 +99,9 @@ def apply_action(state: Replayed, action: Action) -> None:
         rec.leave_out_game()
         state.dice.clear()
         state.awaited = None
+    elif kind == "unseen":
+        if rec.game_in_progress:
+            raise MatRecordError("a game in progress cannot be unseen")
     else:
         raise MatRecordError(f"unknown journal action {kind!r}")
 

@@ -33,7 +33,7 @@ from fibsbot.records.decisions import DecisionLog
 from fibsbot.records.journal import REPLACED, MatchJournal
 from fibsbot.records.matfile import MatchRecorder
 from fibsbot.records.queue import TrainingQueue
-from fibsbot.records.resync import reconcile
+from fibsbot.records.resync import UNSEEN_START, reconcile
 
 log = structlog.get_logger("fibsbot.records")
 
@@ -55,7 +55,6 @@ class MatchRecords:
         self._direction = -1
         self._resync = False  # the next board decides where a resumed match stands
         self._new_game = False  # "Starting a new game" seen: the next board begins a game we follow
-        self._unseen_logged = False
         self._opening: tuple[int, int] | None = None
 
     # --- compatibility and counters -----------------------------------------------------------
@@ -96,7 +95,14 @@ class MatchRecords:
             self.guarded(f"event {type(event).__name__}", handler, self, event)
 
     def on_decision(self, request: DecisionRequest, answer: Any, commands: list[Send]) -> None:
-        self.guarded(f"decision {request.kind}", self.decisions.record, request, answer, commands)
+        self.guarded(f"decision {request.kind}", self.decisions.journal, request, commands)
+        try:
+            self.decisions.log(request, answer, commands)
+        except Exception:  # noqa: BLE001 - the record of the game is intact: only the event is missing
+            try:
+                self.events.warning("decision_log_failed", kind=request.kind, exc_info=True)
+            except Exception:  # noqa: BLE001
+                pass
 
     def guarded(self, source: str, function: Any, *args: Any) -> None:
         """Run a record step; a failure is logged once with its traceback and costs the game's record."""
@@ -144,7 +150,7 @@ class MatchRecords:
 
     def _open(self, journal: MatchJournal) -> None:
         self.journal = journal
-        self._new_game = self._unseen_logged = False
+        self._new_game = False
         self._opening = None
 
     def _board(self, event: Board) -> None:
@@ -161,10 +167,8 @@ class MatchRecords:
                 journal.rewrite(actions)
             self.events.info("record_resumed", record=journal.mat_path.name, games=len(journal.recorder.games),
                              actions=len(actions), state=note)  # fmt: skip
-            if note in ("left_out", "unseen_game"):
-                reason = actions[-1][1] if note == "left_out" else "the bot never saw the game's beginning"
-                self.events.warning("game_left_out", record=journal.mat_path.name, reason=reason)
-                self._unseen_logged = True  # one line per game
+            if note == "left_out":
+                self.events.warning("game_left_out", record=journal.mat_path.name, reason=actions[-1][1])
         if journal.game_in_progress or board.turn == 0 or journal.recorder.is_over:
             return
         if self._new_game:
@@ -173,14 +177,26 @@ class MatchRecords:
             if self._opening is not None:
                 ours, theirs = self._opening
                 journal.record("opening", 0 if ours > theirs else 1, max(ours, theirs), min(ours, theirs))
-        elif not self._unseen_logged:
-            self._unseen_logged = True
-            self.events.warning("game_left_out", record=journal.mat_path.name,
-                                reason="the bot never saw the game's beginning")  # fmt: skip
+        else:
+            self._unseen(board)
+
+    def _unseen(self, board) -> None:
+        """A game we cannot follow: one log line and one journal note per game (a resume sees it again)."""
+        journal = self.journal
+        score = [board.player_score, board.opponent_score]
+        last = journal.actions[-1] if journal.actions else None
+        if last is not None and last[0] == "leave_out":
+            started = next(a for a in reversed(journal.actions) if a[0] == "game")
+            if started[1:3] == score:
+                return  # the game just left out, logged then
+        if last is not None and last[0] == "unseen" and last[1:3] == score:
+            return  # logged at an earlier board of this game
+        journal.record("unseen", *score, UNSEEN_START)
+        self.events.warning("game_left_out", record=journal.mat_path.name, score=score, reason=UNSEEN_START)
 
     def _new_game_event(self, event: NewGame) -> None:
         self.leave_out("the game's end was never seen")
-        self._new_game, self._unseen_logged, self._opening = True, False, None
+        self._new_game, self._opening = True, None
 
     def _opening_roll(self, event: OpeningRoll) -> None:
         self._opening = (event.our_die, event.their_die)
@@ -217,7 +233,12 @@ class MatchRecords:
         game = self.recorder.current_game if self.recorder is not None else None
         if game is None:
             return
-        already = (action == "double" and game.offered == player) or (action == "take" and game.offered is None)
+        if action == "double":
+            # a resumed match announces a pending double again, maybe after our take of it was journaled
+            cube = [a for a in self.journal.actions if a[0] in ("double", "take", "game", "move")][-2:]
+            already = game.offered == player or cube == [["double", player], ["take", 1 - player]]
+        else:
+            already = game.offered is None
         if not already:
             self.record(action, player)
 

@@ -1,0 +1,116 @@
+"""0-ply evaluation of a whole set of post-move boards (the results of one roll).
+
+The set is split by evaluator: finished games (exact), positions inside the
+one-sided bearoff database, races (the race net) and contact positions (the
+contact net).  Each net's share is evaluated in one ``evaluate_replies`` pass, the
+first board its reference (``engine.incremental``).  Context layout: see
+``engine.search.make_context``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from engine.bearoff_gen import _rank
+from engine.game import mover_win_points
+from engine.incremental import evaluate_replies
+from engine.pubeval import board_has_contact
+
+
+@njit(cache=True)
+def _in_home(row):
+    for i in range(6, 25):
+        if row[i] > 0:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _bearoff_probs(ctx, board, probs):
+    off, tail_off, tail_first, binom = ctx[1], ctx[2], ctx[3], ctx[4]
+    c0, c1 = ctx[10], ctx[11]
+    for p in range(6):
+        c0[p] = board[0, p]
+        c1[p] = board[1, p]
+    us = _rank(c0, binom)
+    them = _rank(c1, binom)
+    n = off.shape[1]
+    win = 0.0
+    gammon_win = 0.0
+    gammon_loss = 0.0
+    for k in range(n):
+        win += off[us, k] * tail_off[them, k]
+        gammon_win += off[us, k] * tail_first[them, k]
+        gammon_loss += off[them, k] * tail_first[us, k + 1]
+    win = min(win, 1.0)
+    probs[0] = win
+    probs[1] = min(gammon_win, win)
+    probs[2] = 0.0
+    probs[3] = min(gammon_loss, max(1.0 - win, 0.0))
+    probs[4] = 0.0
+
+
+
+@njit(cache=True)
+def _gather(boards, n, cls, which, dest, index):
+    count = 0
+    for i in range(n):
+        if cls[i] == which:
+            for s in range(2):
+                for p in range(25):
+                    dest[count, s, p] = boards[i, s, p]
+            index[count] = i
+            count += 1
+    return count
+
+
+@njit(cache=True)
+def static_set(ctx, boards, n, out):
+    """The mover's 0-ply probabilities of each of ``n`` post-move boards (mover in
+    row 0) into ``out[i]``, without the cache: a decision's root, where every
+    candidate is new."""
+    nets = ctx[0]
+    use_race = nets[12]
+    opp, dest, index = ctx[15], ctx[16], ctx[17]
+    cls = np.zeros(n, np.int64)  # 0: contact net, 1: race net, 2: done here
+    flipped = np.empty((2, 25), np.int8)
+    p = np.empty(5, np.float32)
+    for i in range(n):
+        if boards[i, 0].sum() == 0:
+            pts = mover_win_points(boards[i])
+            out[i, 0] = 1.0
+            out[i, 1] = 1.0 if pts >= 2 else 0.0
+            out[i, 2] = 1.0 if pts >= 3 else 0.0
+            out[i, 3] = 0.0
+            out[i, 4] = 0.0
+            cls[i] = 2
+        elif _in_home(boards[i, 0]) and _in_home(boards[i, 1]):
+            for s in range(2):
+                for k in range(25):
+                    flipped[s, k] = boards[i, 1 - s, k]
+            _bearoff_probs(ctx, flipped, p)
+            _mover_view(p, out[i])
+            cls[i] = 2
+        elif use_race and not board_has_contact(boards[i]):
+            cls[i] = 1
+    for which in range(2):
+        count = _gather(boards, n, cls, which, dest, index)
+        if count == 0:
+            continue
+        if which == 0:
+            evaluate_replies(nets[0], nets[1], nets[2], nets[3], nets[4], nets[5], dest, count, ctx[14], opp)
+        else:
+            evaluate_replies(nets[6], nets[7], nets[8], nets[9], nets[10], nets[11], dest, count, ctx[14], opp)
+        for c in range(count):
+            _mover_view(opp[c], out[index[c]])
+
+
+@njit(cache=True)
+def _mover_view(opp, out):
+    """The mover's five probabilities from those of the side to roll after it."""
+    out[0] = 1.0 - opp[0]
+    out[1] = opp[3]
+    out[2] = opp[4]
+    out[3] = opp[1]
+    out[4] = opp[2]

@@ -1,0 +1,196 @@
+"""Incremental evaluation of nearby positions (the NNUE idea, for backgammon).
+
+Every result of one roll differs from the others by the few checkers that moved
+and the blots they hit.  The first layer's sums ``b1 + x @ W1`` of such a position
+can therefore start from those of a reference (the first result evaluated) and add
+``(x - x_ref)[i] * W1[i]`` only for the inputs that differ: a handful of point
+units, and the hand-made features that changed.  The point units come from the
+counts of the points that differ; only the units after them (bar, off, features)
+are computed afresh (``engine.encode.encode_tail_into``).  The reference is always a full
+evaluation, never an incremental one, so rounding does not build up along a chain.
+
+``evaluate_replies`` evaluates a whole set in one pass (the search's root and every
+reply set of a lookahead use it: a set decides its own reference, so a result does
+not depend on what was evaluated before).  ``evaluate_near`` does one board at a
+time against a reference kept per slot in a state (``make_state``), forgotten with
+``forget``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from engine.encode import (CONTACT, CONTACT2, CONTACT2_HALF, CONTACT_HALF, encode_into, encode_tail_into,
+                           point_index, point_units, tail_ranges)
+from engine.net import probs_from_raw, raw_outputs, sigmoid
+
+SLOTS = 3
+CONTACT_SLOT, RACE_SLOT, PRUNE_SLOT = 0, 1, 2
+MAX_INPUTS, MAX_HIDDEN = 512, 1024
+
+
+def make_state() -> tuple:
+    """References (boards, inputs, first-layer sums), their validity, and scratch
+    (inputs, hidden units, outputs, a point's old and new units)."""
+    return (np.zeros((SLOTS, 2, 25), np.int8), np.zeros((SLOTS, MAX_INPUTS), np.float32),
+            np.zeros((SLOTS, MAX_HIDDEN), np.float32), np.zeros(SLOTS, np.int64),
+            np.zeros(MAX_INPUTS, np.float32), np.empty(MAX_HIDDEN, np.float32), np.empty(8, np.float32),
+            np.empty((2, 4), np.float32))
+
+
+@njit(cache=True)
+def forget(state):
+    state[3][:] = 0
+
+
+@njit(cache=True, fastmath=True)
+def _reference(W1, b1, enc, board, xr, ar):
+    encode_into(enc, board, xr)
+    for j in range(ar.shape[0]):
+        ar[j] = b1[j]
+    for i in range(xr.shape[0]):
+        xi = xr[i]
+        if xi != 0.0:
+            row = W1[i]
+            for j in range(ar.shape[0]):
+                ar[j] += xi * row[j]
+
+
+@njit(cache=True, fastmath=True, inline="always")
+def _add_row(hs, W1, i, d):
+    if d != 0.0:
+        row = W1[i]
+        for j in range(hs.shape[0]):
+            hs[j] += d * row[j]
+
+
+@njit(cache=True, fastmath=True)
+def evaluate_near(W1, b1, W2, b2, arch, enc, board, state, slot, probs):
+    """Five probabilities of ``board`` (side on roll in row 0), from the slot's
+    reference when it has one; else ``board`` becomes the reference."""
+    refs, xrefs, accs, valid, xc, h, raw, units = state
+    n_in, n_hidden = W1.shape
+    xr = xrefs[slot, :n_in]
+    ar = accs[slot, :n_hidden]
+    hs = h[:n_hidden]
+    if valid[slot] == 0:
+        _reference(W1, b1, enc, board, xr, ar)
+        for s in range(2):
+            for p in range(25):
+                refs[slot, s, p] = board[s, p]
+        valid[slot] = 1
+        for j in range(n_hidden):
+            hs[j] = ar[j]
+    else:
+        ref = refs[slot]
+        for j in range(n_hidden):
+            hs[j] = ar[j]
+        old, new = units[0], units[1]
+        for s in range(2):
+            for p in range(25):
+                if board[s, p] == ref[s, p]:
+                    continue
+                k = point_index(enc, s, p)
+                if k < 0:
+                    continue  # a tail unit
+                point_units(enc, ref[s, p], old)
+                point_units(enc, board[s, p], new)
+                for u in range(4):
+                    _add_row(hs, W1, k + u, new[u] - old[u])
+        encode_tail_into(enc, board, xc)
+        a0, a1, b0, b1 = tail_ranges(enc)
+        for i in range(a0, a1):
+            _add_row(hs, W1, i, xc[i] - xr[i])
+        for i in range(b0, b1):
+            _add_row(hs, W1, i, xc[i] - xr[i])
+    for j in range(n_hidden):
+        hs[j] = sigmoid(hs[j])
+    rs = raw[: W2.shape[1]]
+    raw_outputs(W2, b2, hs, rs)
+    probs_from_raw(arch, rs, W2, b2, hs, probs)
+
+
+def probabilities_near(net, boards: np.ndarray) -> np.ndarray:
+    """(n, 5) probabilities of boards, each after the first evaluated from the first
+    (the first is the reference): for tests and comparisons with ``Net.probabilities``."""
+    boards = np.ascontiguousarray(boards, dtype=np.int8)
+    state = make_state()
+    out = np.zeros((len(boards), 5), np.float32)
+    for i in range(len(boards)):
+        evaluate_near(*net.arrays(), boards[i], state, 0, out[i])
+    return out
+
+
+@njit(cache=True, fastmath=True)
+def evaluate_replies(W1, b1, W2, b2, arch, enc, boards, n, scratch, probs_out):
+    """Probabilities of the side to roll next after each of ``n`` results of one roll
+    (``boards[i]``: mover in row 0; ``probs_out[i]``: the other side's five, as the
+    net sees the flipped board), in one pass: the first result is evaluated in
+    full and is the reference of the others.  One call per set keeps the per-board
+    cost to the changed rows, the hidden units and the outputs (the pruning net of a
+    lookahead runs this on every reply)."""
+    xr, x, ar, h, raw, flipped, units = scratch
+    n_in, n_hidden = W1.shape
+    hs = h[:n_hidden]
+    a0, a1, b0, b1_ = tail_ranges(enc)
+    contact = enc == CONTACT or enc == CONTACT2
+    half = CONTACT2_HALF if enc == CONTACT2 else CONTACT_HALF
+    points = 25 if contact else 24  # tesauro's bar is a tail unit
+    for i in range(n):
+        for p in range(25):
+            flipped[0, p] = boards[i, 1, p]
+            flipped[1, p] = boards[i, 0, p]
+        if i == 0:
+            _reference(W1, b1, enc, flipped, xr[:n_in], ar[:n_hidden])
+            for j in range(n_hidden):
+                hs[j] = ar[j]
+        else:
+            for j in range(n_hidden):
+                hs[j] = ar[j]
+            for s in range(2):
+                base = s * half if contact else s * 96
+                for p in range(points):
+                    # the reference's row s is boards[0]'s row 1 - s
+                    c_old = boards[0, 1 - s, p]
+                    c_new = boards[i, 1 - s, p]
+                    if c_new != c_old:
+                        k = base + 4 * p
+                        for u in range(4):
+                            d = _unit(contact, u, c_new) - _unit(contact, u, c_old)
+                            if d != 0.0:
+                                for j in range(n_hidden):
+                                    hs[j] += d * W1[k + u, j]
+            encode_tail_into(enc, flipped, x)
+            for t in range(a0, a1):
+                d = x[t] - xr[t]
+                if d != 0.0:
+                    for j in range(n_hidden):
+                        hs[j] += d * W1[t, j]
+            for t in range(b0, b1_):
+                d = x[t] - xr[t]
+                if d != 0.0:
+                    for j in range(n_hidden):
+                        hs[j] += d * W1[t, j]
+        for j in range(n_hidden):
+            hs[j] = sigmoid(hs[j])
+        raw_outputs(W2, b2, hs, raw)
+        probs_from_raw(arch, raw, W2, b2, hs, probs_out[i])
+
+
+@njit(cache=True, inline="always")
+def _unit(contact, u, n):
+    """Unit ``u`` of a point holding ``n`` checkers (``engine.encode.point_units``)."""
+    if u == 0:
+        return np.float32(1.0 if (n == 1 if contact else n >= 1) else 0.0)
+    if u == 1:
+        return np.float32(1.0 if (n == 2 if contact else n >= 2) else 0.0)
+    if u == 2:
+        return np.float32(1.0 if n >= 3 else 0.0)
+    return np.float32((n - 3) / 2.0 if n > 3 else 0.0)
+
+
+def make_reply_scratch() -> tuple:
+    return (np.zeros(MAX_INPUTS, np.float32), np.zeros(MAX_INPUTS, np.float32), np.zeros(MAX_HIDDEN, np.float32),
+            np.zeros(MAX_HIDDEN, np.float32), np.zeros(8, np.float32), np.zeros((2, 25), np.int8),
+            np.zeros((2, 4), np.float32))

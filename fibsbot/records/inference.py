@@ -1,0 +1,219 @@
+"""The actions a journal missed while the bot was away, found between two known positions.
+
+A kill or a dropped connection loses what the server sent and the bot had not
+handled yet.  That is never more than one chain of turns: the server goes on by
+itself only as far as nobody must decide (a roll for a player who may not double,
+a dance passed on to the other side), and the opponent's next command can follow
+before the server notices we are gone.  So the missing actions are: dances of
+either side, a take of our double, the opponent's double, at most one move that
+changes the position (the opponent's: ours are journaled before they are sent),
+and the end of the game when the server's board says it ended.
+
+Each chain is replayed on the journal and kept when it gives the server's
+position, cube, score, pending double and the player awaited (``fits``), or, for
+a game that ended, the final position and the new score (``fits_ended``).  A move
+with known dice (the roll was journaled or the board shows it) between two known
+positions is found by searching the legal moves, as gnubg's import would; a roll
+the bot never saw is tried with all 21 rolls, and when two rolls explain the board
+the history is ambiguous and the game cannot be reconstructed.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator
+
+import numpy as np
+
+from fibsbot.protocol.board import FibsBoard
+from fibsbot.protocol.match.state import MoveChecker
+from fibsbot.records.journal import Action, MatchJournal, Replayed, apply_action, replay
+
+ROLLS = [(d1, d2) for d1 in range(1, 7) for d2 in range(d1, 7)]
+MAX_STEPS = 4  # a chain longer than this cannot come from one server action and one opponent command
+
+
+def awaited(board: FibsBoard) -> int | None:
+    """0 when the server waits for us (to roll, move or answer a double), 1 for them."""
+    if board.turn == 0:
+        return None
+    return 0 if board.turn == board.colour else 1
+
+
+def fits(state: Replayed, board: FibsBoard, server_rows: np.ndarray) -> bool:
+    game = state.recorder.current_game
+    if game is None or state.awaited != awaited(board):
+        return False
+    our_double_pending = board.double_pending and not board.opponent_doubled
+    return (
+        np.array_equal(game.board, server_rows)
+        and game.cube == board.cube
+        and game.score == (board.player_score, board.opponent_score)
+        and (game.offered == 1) == board.opponent_doubled
+        and (game.offered == 0) == our_double_pending
+    )  # fmt: skip
+
+
+def fits_ended(state: Replayed, board: FibsBoard, server_rows: np.ndarray) -> bool:
+    """The last game ended on the server's final position at the server's new score."""
+    rec = state.recorder
+    if rec.game_in_progress or not rec.games:
+        return False
+    return np.array_equal(rec.games[-1].board, server_rows) and rec.score == (board.player_score, board.opponent_score)
+
+
+class Inference:
+    def __init__(self, journal: MatchJournal, board: FibsBoard) -> None:
+        self.journal = journal
+        self.board = board
+        self.server_rows = np.array(board.position_from_our_view().board, dtype=np.int8)
+        self.checker = MoveChecker()
+        self.moves = 1
+
+    def replay(self, actions: list[Action]) -> Replayed | None:
+        try:
+            return replay(self.journal.header, self.journal.mat_path, actions)
+        except Exception:  # a candidate that does not even replay is no candidate
+            return None
+
+    def fits(self, actions: list[Action]) -> bool:
+        state = self.replay(actions)
+        if state is None:
+            return False
+        if self.board.turn == 0:
+            return fits_ended(state, self.board, self.server_rows)
+        return fits(state, self.board, self.server_rows)
+
+    # --- one missing action ---------------------------------------------------------------
+
+    def _rows(self, state: Replayed, player: int) -> np.ndarray:
+        game = state.recorder.current_game
+        assert game is not None
+        return np.stack([game.board[player], game.board[1 - player]])
+
+    def _dances(self, state: Replayed, player: int) -> Iterator[Action]:
+        """A roll of ``player`` that could not be played (the server passes the turn on by itself)."""
+        known = state.dice.get(player)
+        rows = self._rows(state, player)
+        dancing = [dice for dice in ([known] if known else ROLLS) if not self.checker.has_move(rows, *dice)]
+        # rolls never seen: two of them are enough to show the history is ambiguous
+        for dice in dancing[:2]:
+            yield ["move", player, *dice, []]
+
+    def _moves_reaching(self, state: Replayed, player: int) -> Iterator[Action]:
+        """The moves of ``player`` that lead to the server's position, one spelling per roll."""
+        known = state.dice.get(player)
+        if known is None and awaited(self.board) == player:
+            return  # the server waits for this player again: the roll shown is a later one
+        rows = self._rows(state, player)
+        target = np.stack([self.server_rows[player], self.server_rows[1 - player]]).tobytes()
+        for dice in [known] if known else ROLLS:
+            for move, after in self.checker.legal(rows, *dice):
+                if move and after == target:
+                    yield ["move", player, *dice, [list(step) for step in move]]
+                    break
+
+    def _any_moves(self, state: Replayed, player: int) -> Iterator[Action]:
+        """Every distinct result of every roll of ``player`` (a move whose board line was lost too)."""
+        known = state.dice.get(player)
+        rows = self._rows(state, player)
+        for dice in [known] if known else ROLLS:
+            for move, _ in self.checker.legal(rows, *dice):
+                if move:
+                    yield ["move", player, *dice, [list(step) for step in move]]
+
+    def _next(self, state: Replayed, moved: int) -> Iterator[tuple[Action, bool]]:
+        """(action, whether it changes the position) that may follow ``state``."""
+        game = state.recorder.current_game
+        if game is None:
+            return
+        if game.offered == 0:
+            yield ["take", 1], False
+            return
+        if game.offered is not None:
+            return  # our answer is journaled before it is sent
+        if state.awaited == 1 and self.board.opponent_doubled:
+            yield ["double", 1], False
+        for dance in self._dances(state, state.awaited if state.awaited is not None else 1):
+            yield dance, False
+        if state.awaited == 1 and moved < self.moves:
+            if moved + 1 < self.moves:
+                for move in self._any_moves(state, 1):
+                    yield move, True
+            for move in self._moves_reaching(state, 1):
+                yield move, True
+
+    def _ending(self, state: Replayed) -> Iterator[Action]:
+        """The win that gives the server's new score (a bear-off, the position being final)."""
+        rec = state.recorder
+        game = rec.current_game
+        if game is None:
+            return
+        gained = (self.board.player_score - rec.score[0], self.board.opponent_score - rec.score[1])
+        for player in (0, 1):
+            if gained[player] > 0 and gained[1 - player] == 0 and int(game.board[player].sum()) == 0:
+                yield ["win", player, gained[player]]
+
+    def chains(self, moves: int = 1) -> Iterator[list[Action]]:
+        """Fitting histories: the journal (maybe less our last unsent action) and what may follow it,
+        with at most ``moves`` moves of the opponent; past the first, a move's result is unknown and
+        every result of every roll is tried (costly: seconds, so the records use one)."""
+        self.moves = moves
+        actions = self.journal.actions
+        bases = [actions]
+        if actions and actions[-1][0] in ("move", "double", "take", "drop") and actions[-1][1] == 0:
+            bases.append(actions[:-1])  # journaled before sending: maybe never sent
+        for base in bases:
+            state = self.replay(base)
+            if state is None:
+                continue
+            game = state.recorder.current_game
+            if game is not None and state.awaited is None and not game.slots and self.board.turn != 0:
+                yield from self._unseen_opening(base)  # the game's first board was handled, its opening lost
+            elif game is not None:
+                yield from self._extend(base, state, moved=0, depth=0)
+            elif not state.recorder.is_over and self.board.turn != 0:
+                b = self.board
+                yield from self._unseen_opening(base + [["game", b.player_score, b.opponent_score,
+                                                         b.is_crawford_game]])  # fmt: skip
+
+    def _unseen_opening(self, start: list[Action]) -> Iterator[list[Action]]:
+        """A game begun (``start``) while we were away: its opening roll (and the opponent's first move)."""
+        b = self.board
+        if awaited(b) == 0 and b.our_dice is not None and b.our_dice[0] != b.our_dice[1]:
+            yield start + [["opening", 0, *sorted(b.our_dice, reverse=True)]]
+        if awaited(b) == 1 and b.their_dice is not None and b.their_dice[0] != b.their_dice[1]:
+            yield start + [["opening", 1, *sorted(b.their_dice, reverse=True)]]
+        opened = self.replay(start)
+        if opened is None or awaited(b) != 0:
+            return
+        for high, low in ((d2, d1) for d1, d2 in ROLLS if d1 != d2):
+            opened.dice, opened.awaited = {1: (high, low)}, 1
+            for move in self._moves_reaching(opened, 1):
+                yield start + [["opening", 1, high, low], move]
+
+    def _extend(self, actions: list[Action], state: Replayed, moved: int, depth: int) -> Iterator[list[Action]]:
+        """The fitting histories from ``state`` on (checked on the state: replaying each would cost more)."""
+        if self.board.turn == 0:
+            for win in self._ending(state):
+                ended = _applied(state, win)
+                if ended is not None and fits_ended(ended, self.board, self.server_rows):
+                    yield actions + [win]
+        elif fits(state, self.board, self.server_rows):
+            yield actions
+        if depth >= MAX_STEPS:
+            return
+        for action, changes in self._next(state, moved):
+            after = _applied(state, action)
+            if after is not None:
+                yield from self._extend(actions + [action], after, moved + changes, depth + 1)
+
+
+def _applied(state: Replayed, action: Action) -> Replayed | None:
+    """A copy of ``state`` with ``action`` played (None if it does not fit)."""
+    fresh = copy.deepcopy(state)
+    try:
+        apply_action(fresh, action)
+    except Exception:  # an action that does not fit is no candidate
+        return None
+    return fresh

@@ -1,0 +1,63 @@
+"""Rollout options: luck adjustment (variance reduction) and truncation after N turns."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine.bearoff import bearoff_probabilities
+from engine.position import Position
+from engine.rollout import _play, rollout_position
+from nets.player import load_agent
+
+
+@pytest.fixture(scope="module")
+def agent():
+    return load_agent("net:default@0")
+
+
+def test_luck_adjustment_keeps_the_mean_and_cuts_the_spread(agent):
+    board = Position.initial().board
+    plain = rollout_position(board, 144, agent=agent, seed=5)
+    reduced = rollout_position(board, 144, agent=agent, seed=5, varredn=True)
+    # the same games, less each roll's luck: the spread falls, the mean stays within the noise
+    assert reduced.equity_stderr < 0.5 * plain.equity_stderr
+    assert abs(reduced.equity - plain.equity) < 3 * plain.equity_stderr
+
+
+def test_luck_adjusted_bearoff_stays_near_the_database(agent):
+    """Played-out bearoff games: the adjusted results scatter far less than the
+    plain wins and losses and average to the database's value."""
+    board = np.zeros((2, 25), np.int8)
+    board[0, :6] = [2, 2, 2, 1, 1, 0]
+    board[1, :6] = [1, 2, 2, 2, 1, 1]
+    plain = _play(agent, board, 3, 0, 200, False)
+    reduced = _play(agent, board, 3, 0, 200, False, True)
+    exact = bearoff_probabilities(board)
+    assert reduced[:, 0].std() < 0.25 * plain[:, 0].std()
+    assert abs(reduced[:, 0].mean() - exact[0]) < 0.02
+
+
+def test_one_turn_then_the_nets_figures(agent):
+    """max_turns=1: game g plays first roll g mod 36 by the 0-ply choice and scores the
+    result with the net: the mover's figures of that choice."""
+    board = Position.initial().board
+    out = _play(agent, board, 1, 0, 36, True, False, 1)
+    for g in range(36):
+        d1, d2 = g // 6 + 1, g % 6 + 1
+        best = agent.rank_moves(board, d1, d2, ply=0)[0]
+        assert np.abs(out[g] - np.array(best.probs)).max() < 1e-5
+
+
+def test_rollout_benchmark_reports_its_keys_and_gnubgs_reference():
+    from fibsbot.bench.search import GNUBG
+    from fibsbot.bench.rollout import bench_rollout
+
+    result = bench_rollout(positions=1, games=36, reference_games=36)
+    assert result["rollout_games_per_s"] > 0 and result["rollout"]["games"] == 36
+    reference = result["rollout"]["reference_gnubg_rollout"]
+    if GNUBG.exists():
+        assert reference["games"] == 36 and reference["games_per_s"] > 0
+        assert result["rollout"]["ratio_vs_gnubg_rollout"] > 0
+    else:
+        assert reference.startswith("skipped")
