@@ -190,13 +190,3 @@ def gammon_weights(state: MatchState | None) -> tuple[float, float, float, float
     win_gammon, lose_gammon, win_bg, lose_bg = gammon_values(CubeView.of(state, 0))
     return (win_gammon, win_bg, lose_gammon, lose_bg)
 
-
-def load_agent(spec: str, ply: int | None = None) -> Agent:
-    """``net:NAME@PLY`` (or just ``NAME``) to an agent."""
-    from nets.player import resolve_net_path
-
-    name = spec[4:] if spec.startswith("net:") else spec
-    name, _, ply_text = name.partition("@")
-    if ply is None:
-        ply = int(ply_text) if ply_text else 0
-    return Agent(Evaluator.load(resolve_net_path(name)), ply=ply, name=f"net:{name or 'default'}@{ply}")

@@ -12,7 +12,7 @@ import numpy as np
 from engine.dice import game_seed
 from engine.game import kernel_duel, play_game
 from engine.moves import MoveBuffers
-from engine.players import make_player
+from engine.players import install_players, make_player, registered_players
 
 
 @dataclass
@@ -98,7 +98,8 @@ def run_duel(spec_a: str, spec_b: str, games: int, seed: int = 1, workers: int =
         points = play_pairs(spec_a, spec_b, seed, 0, n_pairs)
     else:
         chunks = np.array_split(np.arange(n_pairs), workers)
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        with ProcessPoolExecutor(max_workers=workers, initializer=install_players,
+                                 initargs=(registered_players(),)) as pool:
             futures = [pool.submit(play_pairs, spec_a, spec_b, seed, int(c[0]), len(c))
                        for c in chunks if len(c)]
             points = np.concatenate([f.result() for f in futures])
@@ -108,10 +109,9 @@ def run_duel(spec_a: str, spec_b: str, games: int, seed: int = 1, workers: int =
 def run_duel_players(a, spec_b: str, games: int, seed: int = 1) -> dict:
     """In-process duel of a player object (or an Evaluator) against a spec, as a dict."""
     from engine.evaluator import Evaluator
+    from engine.players import NetPlayer
 
     if isinstance(a, Evaluator):
-        from nets.player import NetPlayer
-
         a = NetPlayer(a)
     b = make_player(spec_b)
     start = time.perf_counter()

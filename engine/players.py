@@ -1,10 +1,15 @@
-"""Players that choose a move: random, pubeval, and the interface nets plug into.
+"""Players that choose a move, and the registry that builds them from a spec.
 
 A player has a ``name`` and ``choose(board, d1, d2, candidates) -> index`` over
 post-move boards (mover in row 0).  Players that can run inside numba also expose
 ``kernel = (choose_function, params)`` so whole duels run without Python overhead.
 Players are built from short specs (``random``, ``pubeval``, ``gnubg0``, ``net:NAME@PLY``)
 so that worker processes can rebuild them.
+
+The engine knows how to play a net it is handed (``NetPlayer``, ``engine.agent.Agent``)
+but not where nets live: ``net:NAME`` is registered by ``nets.player``, the layer
+that owns the weights.  Work sent to other processes carries the registry with it
+(``registered_players``), so a spawned or remote worker knows the same specs.
 """
 
 from __future__ import annotations
@@ -15,6 +20,8 @@ import numpy as np
 from numba import njit
 
 from engine.dice import splitmix64
+from engine.evaluator import Evaluator, net_choose
+from engine.moves import MAX_RESULTS
 from engine.pubeval import pubeval_choose, pubeval_weights
 
 
@@ -77,8 +84,54 @@ class PubevalPlayer:
         return steps_to_move(buffers.steps[best]), buffers.boards[best].copy()
 
 
+class NetPlayer:
+    """Chooses the move with the highest 0-ply equity of the nets it is handed."""
+
+    def __init__(self, evaluator: Evaluator, name: str | None = None) -> None:
+        self.evaluator = evaluator
+        self.name = name or f"net:{evaluator.name}"
+        self.kernel = (net_choose, (evaluator.kernel_params(), np.zeros(MAX_RESULTS, np.float64),
+                                    np.zeros((MAX_RESULTS, 5), np.float32)))
+
+    def choose(self, board, d1, d2, candidates) -> int:
+        return int(net_choose(self.kernel[1], board, len(candidates), candidates))
+
+
 class PlayerSpecError(ValueError):
     """A player spec that names no known player."""
+
+
+class GnubgPlayerError(RuntimeError):
+    """gnubg's move is not among our legal results."""
+
+
+class GnubgPlayer:
+    """GNU Backgammon's 0-ply (``gnubg0``), through the gnubg-nn package.
+
+    It gives the strength figures of our nets a reference measured on the same dice
+    and by the same code, rather than a figure quoted from elsewhere.  gnubg-nn is
+    optional: the player is built only when a duel names it.
+    """
+
+    name = "gnubg0"
+    kernel = None  # a Python call per decision: gnubg's nets do not run inside numba
+
+    def __init__(self) -> None:
+        try:
+            import gnubg_nn
+        except ImportError as exc:
+            raise PlayerSpecError("the gnubg0 player needs the gnubg-nn package (pip install gnubg-nn), "
+                                   f"which is not installed: {exc}") from exc
+        self.gnubg = gnubg_nn
+
+    def choose(self, board: np.ndarray, d1: int, d2: int, candidates: np.ndarray) -> int:
+        # gnubg_nn boards have the player on roll in row 1; its key names the result
+        # with the mover in row 0, like our candidates
+        _steps, key = self.gnubg.best_move(board[::-1].tolist(), d1, d2, b=1)
+        for i, candidate in enumerate(candidates):
+            if self.gnubg.key_of_board(candidate.tolist()) == key:
+                return i
+        raise GnubgPlayerError(f"dice {d1}{d2}: gnubg's move is not among our {len(candidates)} legal results")
 
 
 def _random_player(arg: str) -> RandomPlayer:
@@ -89,31 +142,44 @@ def _random_player(arg: str) -> RandomPlayer:
     return RandomPlayer(int(arg))
 
 
-def _gnubg_player(arg: str) -> Player:
-    from engine.gnubg_player import GnubgPlayer
+def _pubeval_player(arg: str) -> PubevalPlayer:
+    return PubevalPlayer()
 
+
+def _gnubg_player(arg: str) -> GnubgPlayer:
     return GnubgPlayer()
 
 
+# module-level functions only: a worker process receives them pickled by name
 PLAYER_FACTORIES: dict[str, Callable[[str], Player]] = {
     "random": _random_player,
-    "pubeval": lambda arg: PubevalPlayer(),
+    "pubeval": _pubeval_player,
     "gnubg0": _gnubg_player,
 }
 
 
 def register_player(kind: str, factory: Callable[[str], Player]) -> None:
-    """Let later modules (nets, search) add spec kinds such as ``net``."""
+    """Let a higher layer add a spec kind (``nets.player`` adds ``net``); ``factory``
+    must be a module-level function so that workers can receive it."""
     PLAYER_FACTORIES[kind] = factory
+
+
+def registered_players() -> dict[str, Callable[[str], Player]]:
+    """The registry as it stands, to hand to a worker process with its work."""
+    return dict(PLAYER_FACTORIES)
+
+
+def install_players(factories: dict[str, Callable[[str], Player]]) -> None:
+    """In a worker: know the specs its parent knew (the kinds it registered too)."""
+    PLAYER_FACTORIES.update(factories)
 
 
 def make_player(spec: str) -> Player:
     """Build a player from ``kind`` or ``kind:argument`` (``random:7``, ``net:default@2``)."""
     kind, _, arg = spec.partition(":")
-    if kind == "net" and "net" not in PLAYER_FACTORIES:
-        import nets.player  # noqa: F401  registers the neural player on import
     factory = PLAYER_FACTORIES.get(kind)
     if factory is None:
         known = ", ".join(sorted(PLAYER_FACTORIES))
-        raise PlayerSpecError(f"unknown player {spec!r}; known kinds: {known}")
+        hint = " (net:NAME is known once nets.player is imported)" if kind == "net" else ""
+        raise PlayerSpecError(f"unknown player {spec!r}; known kinds: {known}{hint}")
     return factory(arg)

@@ -1,4 +1,4 @@
-"""A backgammon position seen from the side on roll.
+"""A backgammon position seen from the side on roll, and its gnubg Position ID.
 
 The board is an ``int8`` array of shape ``(2, 25)``:
 
@@ -16,6 +16,7 @@ our row faces column ``23 - i`` of theirs.  This is the layout gnubg uses intern
 
 from __future__ import annotations
 
+import base64
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -98,8 +99,6 @@ class Position:
         return hash(self.board.tobytes())
 
     def __repr__(self) -> str:
-        from engine.ids import position_id
-
         return f"Position({position_id(self.board)!r})"
 
     def flip(self) -> "Position":
@@ -184,3 +183,95 @@ def classify(board: np.ndarray) -> int:
         elif total <= 6 + (row[1] - 1):
             return Phase.CRASHED
     return Phase.CONTACT
+
+
+# ---------------------------------------------------------------- Position ID
+#
+# Position ID (checked against the gnubg 1.07 binary, whose behaviour differs from
+# the manual's wording): the 80-bit key holds the player NOT on roll first, then the
+# player on roll.  Each side lists its points 1..24 and then its bar, writing a 1-bit
+# per checker and a 0-bit to close the point.  Bit k of the key goes to byte k // 8,
+# bit k % 8; the 10 bytes are base64-encoded without padding (14 characters).
+#
+# The base64 helpers serve the Match ID (``engine.ids``) as well.
+
+POSITION_ID_LENGTH = 14
+_POSITION_KEY_BITS = 80
+_BASE64_DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+_BASE64_ALPHABET = frozenset(_BASE64_DIGITS)
+
+
+class IdError(ValueError):
+    """A Position ID, Match ID or XGID that cannot be decoded."""
+
+
+def decode_id_base64(text: str, length: int, what: str) -> bytes:
+    if not isinstance(text, str):
+        raise IdError(f"{what} must be a string, got {type(text).__name__}")
+    if len(text) != length:
+        raise IdError(f"{what} {text!r} has {len(text)} characters, expected {length}")
+    for index, char in enumerate(text):
+        if char not in _BASE64_ALPHABET:
+            raise IdError(f"{what} {text!r} has an invalid character {char!r} at position {index + 1}")
+    return base64.b64decode(text + "=" * (-len(text) % 4))
+
+
+def encode_id_base64(key: bytes) -> str:
+    return base64.b64encode(key).decode("ascii").rstrip("=")
+
+
+def position_key(board: np.ndarray) -> bytes:
+    """gnubg's 10-byte position key (not-on-roll side first)."""
+    board = np.asarray(board)
+    validate_board(board)
+    bits = offset = 0
+    for side in (OPPONENT, ON_ROLL):
+        for count in (int(c) for c in board[side]):
+            bits |= ((1 << count) - 1) << offset
+            offset += count + 1
+    return bits.to_bytes(_POSITION_KEY_BITS // 8, "little")
+
+
+def position_id(board: np.ndarray) -> str:
+    """The 14-character gnubg Position ID of a board in our layout."""
+    return encode_id_base64(position_key(board))
+
+
+def board_from_position_key(key: bytes, *, source: str | None = None) -> np.ndarray:
+    """Decode a 10-byte position key into a board (on-roll row first)."""
+    label = f"Position ID {source!r}" if source is not None else f"position key {key.hex()}"
+    if len(key) != _POSITION_KEY_BITS // 8:
+        raise IdError(f"{label}: key must be 10 bytes, got {len(key)}")
+    bits = int.from_bytes(key, "little")
+    counts: list[int] = []
+    offset = 0
+    while len(counts) < 2 * (BAR + 1):
+        count = 0
+        while offset < _POSITION_KEY_BITS and (bits >> offset) & 1:
+            count += 1
+            offset += 1
+        if offset >= _POSITION_KEY_BITS:
+            raise IdError(f"{label}: too many checkers, the key ends inside point list {len(counts) + 1} of 50")
+        offset += 1  # the 0-bit that closes the point
+        counts.append(count)
+    if bits >> offset:
+        raise IdError(f"{label}: bits after the last point are not zero")
+    not_on_roll, on_roll = counts[: BAR + 1], counts[BAR + 1 :]
+    for name, row in (("player on roll", on_roll), ("player not on roll", not_on_roll)):
+        if sum(row) > NUM_CHECKERS:
+            raise IdError(f"{label}: the {name} has {sum(row)} checkers (max {NUM_CHECKERS})")
+    board = np.array([on_roll, not_on_roll], dtype=np.int8)
+    try:
+        validate_board(board)
+    except PositionError as exc:
+        raise IdError(f"{label}: {exc}") from exc
+    return board
+
+
+def board_from_position_id(pid: str) -> np.ndarray:
+    """Decode a gnubg Position ID into an int8 (2, 25) board, player on roll in row 0."""
+    key = decode_id_base64(pid, POSITION_ID_LENGTH, "Position ID")
+    # 14 characters carry 84 bits; base64 drops the last 4, which gnubg always leaves 0
+    if _BASE64_DIGITS.index(pid[-1]) & 0x0F:
+        raise IdError(f"Position ID {pid!r}: bits beyond the 80-bit key are not zero")
+    return board_from_position_key(key, source=pid)

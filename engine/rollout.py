@@ -24,6 +24,7 @@ from engine.dice import DISTINCT_ROLLS, ROLL_WEIGHTS, game_seed, roll
 from engine.game import flip_into
 from engine.moves import MoveBuffers, generate_moves
 from engine.parallel import map_chunks, parallelism, split_range
+from engine.players import install_players, registered_players
 from engine.search import _in_home, _won, evaluate0, invert_probs, rank_candidates
 
 MAX_TURNS = 2000
@@ -150,16 +151,26 @@ def _play(agent, board: np.ndarray, seed: int, first: int, count: int, truncate:
     return out
 
 
+def rollout_agent(spec: str):
+    """The searching agent of a player spec (``net:NAME``): its 0-ply plays the games."""
+    from engine.agent import Agent
+    from engine.players import PlayerSpecError, make_player
+
+    agent = make_player(spec)
+    if not isinstance(agent, Agent):
+        raise PlayerSpecError(f"{spec}: a rollout needs a net (net:NAME), not {agent.name}")
+    return agent
+
+
 _worker_agents: dict = {}
 
 
-def _worker(spec: str, board: np.ndarray, seed: int, first: int, count: int, truncate: bool, varredn: bool = False,
-            max_turns: int = 0) -> np.ndarray:
-    from engine.agent import load_agent
-
+def _worker(players: dict, spec: str, board: np.ndarray, seed: int, first: int, count: int, truncate: bool,
+            varredn: bool = False, max_turns: int = 0) -> np.ndarray:
     agent = _worker_agents.get(spec)
     if agent is None:
-        agent = _worker_agents[spec] = load_agent(spec, ply=0)
+        install_players(players)  # a Ray or spawned worker knows only the engine's own specs
+        agent = _worker_agents[spec] = rollout_agent(spec)
     return _play(agent, board, seed, first, count, truncate, varredn, max_turns)
 
 
@@ -169,11 +180,11 @@ def _outcomes(boards: list[np.ndarray], games: int, spec: str, agent, seed: int,
     in one batch so the processes or the cluster stay busy across boards."""
     if workers <= 1 and ray_address is None:
         if agent is None:
-            from engine.agent import load_agent
-            agent = load_agent(spec, ply=0)
+            agent = rollout_agent(spec)
         return [_play(agent, board, seed, 0, games, truncate, varredn, max_turns) for board in boards]
     ranges = split_range(games, parallelism(workers, ray_address))
-    tasks = [(spec, board, seed, first, count, truncate, varredn, max_turns)
+    players = registered_players()
+    tasks = [(players, spec, board, seed, first, count, truncate, varredn, max_turns)
              for board in boards for first, count in ranges]
     parts = map_chunks(_worker, tasks, workers=workers, ray_address=ray_address)
     k = len(ranges)
@@ -202,11 +213,9 @@ def rollout_moves(board: np.ndarray, d1: int, d2: int, games: int, *, spec: str 
 
     Each entry has the mover's equity, its standard error, and the difference to the
     first move with the standard error of that paired difference."""
-    from engine.agent import load_agent
-
     if games < 1:
         raise ValueError("a rollout needs at least one game")
-    agent = agent or load_agent(spec, ply=0)
+    agent = agent or rollout_agent(spec)
     ranked = agent.rank_moves(board, d1, d2, ply=0)[:candidates]
     afters = [np.ascontiguousarray(move.board[::-1]) for move in ranked]  # opponent on roll
     outcomes = _outcomes(afters, games, spec, agent, seed, truncate, workers, ray_address, varredn, max_turns)

@@ -73,7 +73,7 @@ class PlaySettings(_Section):
 
     @property
     def agent_spec(self) -> str:
-        """The player spec for ``engine.agent.load_agent``."""
+        """The player spec for ``nets.player.load_agent``."""
         return f"net:{self.net}@{self.ply}"
 
 

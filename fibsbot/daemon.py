@@ -13,15 +13,15 @@ from pathlib import Path
 
 import structlog
 
-from engine.agent import load_agent
-from fibsbot.client_config import bot_client
-from fibsbot.clip_events import MatchResumed, MatchStart
-from fibsbot.match_types import NullObserver
+from fibsbot.client.settings import bot_client
 from fibsbot.config import Settings
 from fibsbot.owner.live import OwnerRecords
+from fibsbot.protocol.events import MatchResumed, MatchStart
+from fibsbot.protocol.match.outputs import NullObserver
 from fibsbot.records.events import WireLog, configure_logging
 from fibsbot.records.observer import MatchRecords
 from fibsbot.records.queue import TrainingQueue
+from nets.player import load_agent
 from nets.store import NetStore
 
 

@@ -41,7 +41,7 @@ import numpy as np
 
 from engine.ids import CENTRED, MatchState, MatchStateError
 from engine.notation import format_gnubg
-from fibsbot.board import UNLIMITED, BoardLineError, parse_board_line
+from fibsbot.protocol.board import UNLIMITED, BoardLineError, parse_board_line
 
 REQUEST_END = b"\0"
 MAX_REQUEST = 4096  # a board line is about 150 bytes

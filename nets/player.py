@@ -1,18 +1,20 @@
-"""The neural player: ``net:NAME`` specs for duels, benchmarks and the bot.
+"""The shipped nets by name: ``net:NAME[@PLY]`` specs for duels, benchmarks and the bot.
 
 NAME is ``default`` (the shipped net), a net shipped in ``nets/`` (``NAME.npz``
 with its card), or a path to a ``.npz``.  A race net ``NAME.race.npz`` beside it is
 used for positions without contact.
+
+The engine plays any net it is handed but does not know where nets live: this
+module, beside the weights, turns a name into a file and registers the ``net``
+spec kind with the engine's players on import.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
-
-from engine.evaluator import Evaluator, net_choose
-from engine.moves import MAX_RESULTS
+from engine.agent import Agent
+from engine.evaluator import Evaluator
 from engine.players import PlayerSpecError, register_player
 
 NETS_DIR = Path(__file__).resolve().parent
@@ -34,27 +36,21 @@ def resolve_net_path(name: str) -> Path:
                           f"and no file {path}")
 
 
-class NetPlayer:
-    """Chooses the move with the highest 0-ply equity."""
-
-    def __init__(self, evaluator: Evaluator, name: str | None = None) -> None:
-        self.evaluator = evaluator
-        self.name = name or f"net:{evaluator.name}"
-        self.kernel = (net_choose, (evaluator.kernel_params(), np.zeros(MAX_RESULTS, np.float64),
-                                    np.zeros((MAX_RESULTS, 5), np.float32)))
-
-    def choose(self, board, d1, d2, candidates) -> int:
-        return int(net_choose(self.kernel[1], board, len(candidates), candidates))
-
-
-def make_net_player(arg: str):
+def make_net_player(arg: str) -> Agent:
     """``net:NAME[@PLY]``: the searching agent (0-ply uses the bearoff database too)."""
-    from engine.agent import Agent
-
     name, _, ply = arg.partition("@")
     if ply not in ("", "0", "1", "2"):
         raise PlayerSpecError(f"net:{arg}: the ply must be 0, 1 or 2")
     return Agent(Evaluator.load(resolve_net_path(name)), ply=int(ply or 0), name=f"net:{arg}")
+
+
+def load_agent(spec: str, ply: int | None = None) -> Agent:
+    """``net:NAME@PLY`` (or just ``NAME``) to an agent; ``ply`` overrides the spec's."""
+    name = spec[4:] if spec.startswith("net:") else spec
+    name, _, ply_text = name.partition("@")
+    if ply is None:
+        ply = int(ply_text) if ply_text else 0
+    return Agent(Evaluator.load(resolve_net_path(name)), ply=ply, name=f"net:{name or 'default'}@{ply}")
 
 
 register_player("net", make_net_player)

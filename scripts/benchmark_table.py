@@ -21,7 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from nets.benchmark import CLASSES, SHIPPED_SET, BenchmarkError, read_benchmark, score_spec  # noqa: E402
+from nets.train.benchmark.players import score_spec  # noqa: E402
+from nets.train.benchmark.scoring import CLASSES, SHIPPED_SET, BenchmarkError, read_benchmark  # noqa: E402
 
 PLAYERS = ("net:default@0", "net:default@2", "gnubg0", "pubeval", "bgsage@1")
 

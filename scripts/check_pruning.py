@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.agent import Agent  # noqa: E402
 from engine.evaluator import Evaluator  # noqa: E402
-from fibsbot.bench_search import decision_positions  # noqa: E402
+from fibsbot.bench.search import decision_positions  # noqa: E402
 from nets.player import resolve_net_path  # noqa: E402
 
 

@@ -84,7 +84,7 @@ def main() -> int:
     parser.add_argument("--json", type=Path, help="write every figure here")
     args = parser.parse_args()
 
-    from engine.agent import load_agent
+    from nets.player import load_agent
 
     agent = load_agent(f"net:{args.net}", ply=args.ply)
     rows, within, players = [], 0, 0

@@ -25,8 +25,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from nets.harvest import load_harvest  # noqa: E402
-from nets.labellers import parse_labeller  # noqa: E402
+from nets.train.harvest import load_harvest  # noqa: E402
+from nets.train.labellers import parse_labeller  # noqa: E402
 
 OUTPUTS = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
 

@@ -17,10 +17,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.agent import load_agent  # noqa: E402
 from engine.moves import MoveBuffers, generate_moves  # noqa: E402
 from engine.rollout import rollout_position  # noqa: E402
 from engine.selfplay_sample import sample_positions  # noqa: E402
+from nets.player import load_agent  # noqa: E402
 
 
 def main() -> int:

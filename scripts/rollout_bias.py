@@ -5,7 +5,7 @@ each out (cubeless, truncated at the bearoff database, the net playing both side
 every position on the same dice) and prints the mean difference of each of the five
 outputs from the rollouts' means, with its standard error over positions.
 
-    python scripts/rollout_bias.py runs/harvest5 --net nets/training/harvest-rounds/x5b \
+    python scripts/rollout_bias.py runs/harvest5 --net nets/runs/harvest-rounds/x5b \
         --positions 500 --games 144 --seed 2 --workers 2
 """
 
@@ -21,11 +21,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.evaluator import Evaluator  # noqa: E402
 from engine.parallel import map_chunks, split_range  # noqa: E402
-from nets.harvest import load_harvest  # noqa: E402
-from nets.labels import _agent  # noqa: E402
 from nets.player import resolve_net_path  # noqa: E402
-from nets.labellers import rollout_labels  # noqa: E402
-from nets.supervised import split_by_net  # noqa: E402
+from nets.train.harvest import load_harvest  # noqa: E402
+from nets.train.labellers import rollout_labels  # noqa: E402
+from nets.train.labels import _agent  # noqa: E402
+from nets.train.supervised import split_by_net  # noqa: E402
 
 OUTPUTS = ("win", "win gammon", "win backgammon", "lose gammon", "lose backgammon")
 

@@ -17,8 +17,8 @@ import re
 from engine.moves import legal_moves
 from engine.notation import format_fibs, parse_fibs
 from engine.position import Position
-from fibsbot.board import X, FibsBoard
-from fibsbot.match_state import apply_steps
+from fibsbot.protocol.board import X, FibsBoard
+from fibsbot.protocol.match.state import apply_steps
 
 OWN_INFO = "2 {user} 1 1 0 0 0 0 1 1 2396 0 1 1 0 1500.25 0 0 0 0 0 UTC"  # moves 1, notify 0, ready 0, silent 0
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fibsbot.board import O, X
+from fibsbot.protocol.board import O, X
 
 # Hand-made from the field table (REFERENCE.md section 1).  Opening position, we on
 # roll with 6-2.  X moving 24->1 has its back checkers on cell 24 (negative); O

@@ -19,10 +19,10 @@ from pathlib import Path
 import numpy as np
 
 from engine.moves import MoveBuffers, generate_moves, steps_to_move
-from fibsbot.chaos_audit import Audit, audit_match, unrecoverable_games
-from fibsbot.clip import Invitation, Welcome
-from fibsbot.match import MatchDriver
-from fibsbot.match_types import DecisionRequest, Send, Wait, consult
+from fibsbot.arena.audit import Audit, audit_match, unrecoverable_games
+from fibsbot.protocol.match.driver import MatchDriver
+from fibsbot.protocol.match.outputs import DecisionRequest, Send, Wait, consult
+from fibsbot.protocol.parser import Invitation, Welcome
 from fibsbot.records.events import event_logger
 from fibsbot.records.journal import MatchJournal
 from fibsbot.records.observer import MatchRecords

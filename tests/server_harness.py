@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 
 from engine.moves import legal_moves
 from engine.notation import format_fibs
-from fibsbot.board import FibsBoard
-from fibsbot.clip import (
+from fibsbot.protocol.board import FibsBoard
+from fibsbot.protocol.parser import (
     Board, ClipParser, DoubleRejected, Event, GameEnd, JoinNextGamePrompt, MatchEnd, NewGame,
     ResignAccepted, ResignOffered, ResignRejected, Unknown,
 )  # fmt: skip

@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.agent import MONEY_WEIGHTS, Agent, gammon_weights, load_agent
+from engine.agent import MONEY_WEIGHTS, Agent, gammon_weights
 from engine.ids import MatchState
 from engine.position import Position
+from nets.player import load_agent
 
 
 @pytest.fixture(scope="module")

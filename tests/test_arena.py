@@ -6,7 +6,7 @@ import json
 import re
 import sqlite3
 
-from fibsbot.arena import run_arena
+from fibsbot.arena.play import run_arena
 from fibsbot.cli import main
 from tests.gnubg_cli import require_gnubg
 from tests.test_matfile import gnubg_read_match

@@ -1,8 +1,9 @@
-"""One-sided bearoff database: ranking, generation, cache, race evaluation.
+"""One-sided bearoff database: distributions, two-sided use, cache, race evaluation
+(its ranking and move generation: ``test_bearoff_gen``).
 
-Reference values come from pure-Python code written here (brute-force move lists and
-an exact rational dynamic programme), from hand counts, and from GNU Backgammon
-(gnubg_nn and its gnubg_os0.bd file) when installed.
+Reference values come from pure-Python code written apart (``bearoff_reference``:
+brute-force move lists and an exact rational dynamic programme), from hand counts,
+and from GNU Backgammon (gnubg_nn and its gnubg_os0.bd file) when installed.
 """
 
 from __future__ import annotations
@@ -11,8 +12,6 @@ import logging
 import math
 import os
 import time
-from fractions import Fraction
-from functools import lru_cache
 from itertools import combinations_with_replacement
 from pathlib import Path
 
@@ -22,10 +21,10 @@ import pytest
 from engine import bearoff
 from engine.bearoff import BearoffDB, bearoff_probabilities, cache_dir, load_bearoff_db
 from engine.bearoff import race_probabilities
-from engine.bearoff_gen import MAX_ROLLS, NUM_POSITIONS, all_bearoff_positions, bearoff_index
-from engine.bearoff_gen import bearoff_indices, bearoff_position, bearoff_successors
+from engine.bearoff_gen import MAX_ROLLS, NUM_POSITIONS, all_bearoff_positions, bearoff_indices
 from engine.bearoff_gen import gnubg_fixed_point_tables, read_gnubg_one_sided
 from engine.position import has_contact
+from tests.bearoff_reference import ROLLS, WEIGHT, exact_off, py_successors
 
 try:
     import gnubg_nn
@@ -35,8 +34,6 @@ except ImportError:  # optional test dependency
 needs_gnubg = pytest.mark.skipif(gnubg_nn is None, reason="gnubg_nn (GNU Backgammon) not installed")
 
 FIRST_FULL = 38760  # C(20, 6): first index with all 15 checkers on the board
-ROLLS = [(a, b) for a in range(1, 7) for b in range(1, a + 1)]
-WEIGHT = {(a, b): Fraction(1 if a == b else 2, 36) for a, b in ROLLS}
 
 
 @pytest.fixture(scope="session")
@@ -61,110 +58,6 @@ def board_of(us, them) -> np.ndarray:
     board = np.zeros((2, 25), dtype=np.int8)
     board[0, :6], board[1, :6] = us, them
     return board
-
-
-# --- independent pure-Python move generation and dynamic programme -----------------
-
-
-def py_single_die(counts: tuple, die: int):
-    """Every way to play one die in a bearoff position (points 1..6 at 0..5)."""
-    highest = max((i for i, c in enumerate(counts) if c), default=-1)
-    for src in (i for i in range(6) if counts[i] and (i + 1 >= die or i == highest)):
-        new = list(counts)
-        new[src] -= 1
-        if src + 1 > die:  # else it comes off: exactly, or from the highest point
-            new[src - die] += 1
-        yield tuple(new)
-
-
-def py_successors(counts: tuple, d1: int, d2: int) -> set:
-    """Legal results of a roll, by full enumeration: the most dice possible, the
-    larger die when only one of a non-double can be played."""
-    results: dict[tuple, tuple] = {}  # position -> (dice played, largest die played)
-
-    def walk(pos, dice, played):
-        options = list(py_single_die(pos, dice[0])) if dice and any(pos) else []
-        for nxt in options:
-            walk(nxt, dice[1:], played + [dice[0]])
-        if not options:
-            results[pos] = max(results.get(pos, (-1, 0)), (len(played), max(played, default=0)))
-
-    for order in [(d1,) * 4] if d1 == d2 else [(d1, d2), (d2, d1)]:
-        walk(tuple(counts), order, [])
-    most = max(v[0] for v in results.values())
-    larger = max(d1, d2) if d1 != d2 and most == 1 else 0
-    return {p for p, v in results.items() if v[0] == most and v[1] >= larger}
-
-
-@lru_cache(maxsize=None)
-def exact_off(counts: tuple) -> tuple[Fraction, tuple]:
-    """(mean, distribution) of rolls to bear off, exact, minimising the mean."""
-    if not any(counts):
-        return Fraction(0), (Fraction(1),)
-    dist = [Fraction(0)] * MAX_ROLLS
-    mean = Fraction(1)
-    for a, b in ROLLS:
-        options = [exact_off(s) for s in py_successors(counts, a, b)]
-        best_mean = min(m for m, _ in options)
-        (best,) = {d for m, d in options if m == best_mean}  # no ambiguous ties
-        mean += WEIGHT[a, b] * best_mean
-        for n, p in enumerate(best):
-            dist[n + 1] += WEIGHT[a, b] * p
-    while dist[-1] == 0:
-        dist.pop()
-    return mean, tuple(dist)
-
-
-# --- ranking ---------------------------------------------------------------------
-
-
-def test_ranking_is_a_bijection_with_all_off_then_fewer_checkers_first(positions):
-    assert NUM_POSITIONS == math.comb(21, 6) == 54264
-    assert bearoff_index((0,) * 6) == 0 and bearoff_position(0) == (0,) * 6
-    assert np.array_equal(bearoff_indices(positions), np.arange(NUM_POSITIONS))
-    assert len({tuple(p) for p in positions}) == NUM_POSITIONS
-    assert positions.min() >= 0 and positions.sum(axis=1).max() == 15
-    for i in (1, 6, 7, 12345, NUM_POSITIONS - 1):
-        assert bearoff_index(bearoff_position(i)) == i
-    assert np.all(np.diff(positions.sum(axis=1)) >= 0)
-    for bad in [(0,) * 5, (-1, 0, 0, 0, 0, 0), (16, 0, 0, 0, 0, 0), (8, 8, 0, 0, 0, 0)]:
-        with pytest.raises(ValueError):
-            bearoff_index(bad)
-    for bad in (-1, NUM_POSITIONS):
-        with pytest.raises(ValueError):
-            bearoff_position(bad)
-
-
-@needs_gnubg
-def test_ranking_matches_gnubg_numbering(positions):
-    for i in range(1, NUM_POSITIONS, 7):
-        assert tuple(gnubg_nn.bearoff_id_2_pos(i)) == tuple(positions[i])
-
-
-# --- move generation -------------------------------------------------------------
-
-
-def test_successors_match_brute_force(positions):
-    rng = np.random.default_rng(7)
-    sample = list(rng.choice(NUM_POSITIONS, 250, replace=False)) + [1, 6, 27, NUM_POSITIONS - 1]
-    for i in sample:
-        counts = tuple(int(c) for c in positions[i])
-        for a, b in ROLLS:
-            expected = py_successors(counts, a, b)
-            assert bearoff_successors(counts, a, b) == expected, (counts, a, b)
-            # every move lowers the rank, which the one-pass generation relies on
-            assert all(bearoff_index(s) < i for s in expected)
-
-
-def test_brute_force_generator_on_hand_examples():
-    # 6-5 with a checker on the 3 and the 1: both come off
-    assert py_successors((1, 0, 1, 0, 0, 0), 6, 5) == {(0,) * 6}
-    # 6-1 from the 6 and the 5: 6 off then 5 -> 4, or 6 -> 5 then a 5 off with the 6
-    assert py_successors((0, 0, 0, 0, 1, 1), 6, 1) == {(0, 0, 0, 1, 0, 0), (0, 0, 0, 0, 1, 0)}
-    # 2-2 with one checker on the 6: 6 -> 4 -> 2 -> off, fourth die unused
-    assert py_successors((0, 0, 0, 0, 0, 1), 2, 2) == {(0,) * 6}
-    # 5-4 with two on the 6: nothing can come off while the other is still on the 6
-    assert py_successors((0, 0, 0, 0, 0, 2), 5, 4) == {(1, 1, 0, 0, 0, 0)}
 
 
 # --- distributions ---------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""nets.benchmark: the set's format, scoring against hand-made labels, building and the CLI."""
+"""nets.train.benchmark.scoring: the set's format, scoring against hand-made labels, building and the CLI."""
 
 from __future__ import annotations
 
@@ -10,16 +10,17 @@ import sys
 import numpy as np
 import pytest
 
-import fibsbot.cli_benchmark  # noqa: F401  registers `benchmark` and `benchmark-build`
+import fibsbot.cli.benchmark  # noqa: F401  registers `benchmark` and `benchmark-build`
 from engine.cube import cube_decision, cube_life
 from engine.ids import MatchState, board_from_position_id, match_id, match_state_from_id, position_id
 from engine.moves import MoveBuffers, generate_moves, legal_moves
 from engine.notation import format_gnubg, parse_gnubg
 from engine.position import Position
 from fibsbot.cli import main
-from nets.benchmark import (Benchmark, BenchmarkError, CubeRecord, MoveOption, MoveRecord, cube_losses,
-                            make_player, read_benchmark, score, score_spec, write_benchmark)
-from nets.benchmark_build import arena_decisions, build_benchmark
+from nets.train.benchmark.build import arena_decisions, build_benchmark
+from nets.train.benchmark.players import make_player, score_spec
+from nets.train.benchmark.scoring import (Benchmark, BenchmarkError, CubeRecord, MoveOption, MoveRecord, cube_losses,
+                                          read_benchmark, score, write_benchmark)
 
 OPENING = Position.initial().board
 
@@ -138,7 +139,7 @@ def test_a_shallow_figure_above_the_best_is_no_gain():
     options = [MoveOption(position_id=best_id, equity=0.1, ply=2), MoveOption(position_id=other_id, equity=0.3, ply=0)]
     options += [MoveOption(position_id=r, equity=-0.5, ply=0) for r, _ in rest]
     record = MoveRecord(cls="contact", position_id=position_id(board), dice=dice, moves=tuple(options))
-    from nets.benchmark import move_loss
+    from nets.train.benchmark.scoring import move_loss
 
     assert move_loss(record, board_from_position_id(other_id)[::-1]) == 0.0
     assert move_loss(record, board_from_position_id(rest[0][0])[::-1]) == pytest.approx(0.6)

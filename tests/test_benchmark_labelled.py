@@ -9,15 +9,15 @@ import sys
 import numpy as np
 import pytest
 
-import fibsbot.cli_benchmark  # noqa: F401  registers `benchmark` and `benchmark-build`
+import fibsbot.cli.benchmark  # noqa: F401  registers `benchmark` and `benchmark-build`
 from engine.ids import board_from_position_id, position_id
 from engine.moves import MoveBuffers, generate_moves
 from fibsbot.cli import main
-from nets.benchmark import (Benchmark, BenchmarkError, make_player, move_loss, read_benchmark, score,
-                            write_benchmark)
-from nets.benchmark_build import build_benchmark
-from nets.benchmark_labelling import labeller_levels, mover_equities, place_unscored
-from nets.labellers import parse_labeller
+from nets.train.benchmark.build import build_benchmark
+from nets.train.benchmark.labelling import labeller_levels, mover_equities, place_unscored
+from nets.train.benchmark.players import make_player
+from nets.train.benchmark.scoring import Benchmark, BenchmarkError, move_loss, read_benchmark, score, write_benchmark
+from nets.train.labellers import parse_labeller
 
 TINY = {"n_moves": 6, "n_cube": 2, "seed": 5, "sources": ("selfplay",)}
 
@@ -83,8 +83,8 @@ def test_an_interrupted_build_resumes_from_its_journal(tmp_path, monkeypatch):
     def no_labelling(*args):
         raise AssertionError("a resumed build labelled again")
 
-    monkeypatch.setattr("nets.benchmark_build.label_moves", no_labelling)
-    monkeypatch.setattr("nets.benchmark_build.label_cubes", no_labelling)
+    monkeypatch.setattr("nets.train.benchmark.build.label_moves", no_labelling)
+    monkeypatch.setattr("nets.train.benchmark.build.label_cubes", no_labelling)
     again = build_benchmark(labeller="net:default@0", search="net:default@0", journal=journal, **TINY)
     assert again.moves == first.moves and again.cubes == first.cubes
     with pytest.raises(AssertionError, match="labelled again"):  # another setup never reads that journal

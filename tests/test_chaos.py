@@ -5,7 +5,7 @@ except in a game the bot could not follow and says so.  ``fibsbot arena --chaos
 
 from __future__ import annotations
 
-from fibsbot.chaos import run_chaos
+from fibsbot.arena.chaos import run_chaos
 from tests.gnubg_cli import require_gnubg
 
 

@@ -8,10 +8,10 @@ import random
 import pytest
 from pydantic import SecretStr
 
-from fibsbot.client import BotClient, run_bot
-from fibsbot.client_options import Backoff, ClientOptions, resolve_password, toggles_to_send
-from fibsbot.match_types import NullObserver
-from fibsbot.policy import Policy, PolicySettings
+from fibsbot.client.connection import BotClient, run_bot
+from fibsbot.client.options import Backoff, ClientOptions, resolve_password, toggles_to_send
+from fibsbot.client.policy import Policy, PolicySettings
+from fibsbot.protocol.match.outputs import NullObserver
 from tests.fake_agent import FakeAgent
 from tests.fake_fibs import FakeFibs
 
@@ -215,7 +215,7 @@ async def test_run_bot_stops_on_the_event():
 
 
 async def test_unusable_password_source_stops_the_client_without_retrying():
-    from fibsbot.client import LoginConfigError
+    from fibsbot.client.connection import LoginConfigError
 
     async with FakeFibs() as server:
         client = make_client(server, password=lambda: "has space")
@@ -249,7 +249,7 @@ async def test_wire_observers_see_lines_with_the_password_masked():
 
 
 async def test_a_client_built_from_the_settings_logs_in(monkeypatch):
-    from fibsbot.client_config import bot_client, policy_settings
+    from fibsbot.client.settings import bot_client, policy_settings
     from fibsbot.config import Settings
 
     monkeypatch.setenv("FIBSBOT_PASSWORD", "secret")

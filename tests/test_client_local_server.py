@@ -7,10 +7,10 @@ import random
 
 import pytest
 
-from fibsbot.client import BotClient
-from fibsbot.client_options import Backoff, ClientOptions
-from fibsbot.match_types import NullObserver
-from fibsbot.policy import Policy, PolicySettings
+from fibsbot.client.connection import BotClient
+from fibsbot.client.options import Backoff, ClientOptions
+from fibsbot.client.policy import Policy, PolicySettings
+from fibsbot.protocol.match.outputs import NullObserver
 from tests.fake_agent import FakeAgent
 
 testing = pytest.importorskip("fibsbot.server.testing", reason="the local server is not available")

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fibsbot.board import parse_board_line
-from fibsbot.clip import *  # noqa: F403 - the event classes
-from fibsbot.clip import ClipParser
+from fibsbot.protocol.board import parse_board_line
+from fibsbot.protocol.parser import *  # noqa: F403 - the event classes
+from fibsbot.protocol.parser import ClipParser
 from tests.fibs_samples import MID_O_UP, OPENING_X_DOWN, SESSION, SESSION_LINES
 
 BOARD = OPENING_X_DOWN

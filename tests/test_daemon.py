@@ -10,14 +10,14 @@ import subprocess
 import sys
 import time
 
-from fibsbot.arena import PubevalSparring
-from fibsbot.client import BotClient
-from fibsbot.client_options import Backoff, ClientOptions
+from fibsbot.arena.play import PubevalSparring
+from fibsbot.client.connection import BotClient
+from fibsbot.client.options import Backoff, ClientOptions
+from fibsbot.client.policy import Policy, PolicySettings
 from fibsbot.config import load_settings
 from fibsbot.daemon import prepare_logging, run_daemon
-from fibsbot.policy import Policy, PolicySettings
 from fibsbot.server.testing import ClipTestClient, run_local_server
-from engine.agent import load_agent
+from nets.player import load_agent
 
 PASSWORD = "s3cret-Horse-battery"
 

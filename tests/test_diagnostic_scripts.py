@@ -44,13 +44,13 @@ def test_gap_by_class_hands_exactly_one_class_to_gnubg(monkeypatch, capsys):
 
 
 def test_rollout_bias_reports_each_output(tmp_path, monkeypatch, capsys):
-    from engine.agent import load_agent
-    from nets.harvest import harvest, load_harvest
-    from nets.labellers import rollout_labels
-    import nets.labels
+    from nets.player import load_agent
+    from nets.train.harvest import harvest, load_harvest
+    from nets.train.labellers import rollout_labels
+    import nets.train.labels
 
     agent = load_agent("net:default", ply=0)
-    monkeypatch.setitem(nets.labels._agents, "net:default", agent)
+    monkeypatch.setitem(nets.train.labels._agents, "net:default", agent)
     harvest("net:default", tmp_path, 1, seed=3, ply=1)
     monkeypatch.setattr(sys, "argv", ["rollout_bias.py", str(tmp_path), "--positions", "6", "--games", "4",
                                       "--seed", "5"])

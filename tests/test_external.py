@@ -301,7 +301,7 @@ async def test_a_whole_match_against_gnubg(tmp_path):
     assert (tmp_path / "match.mat").read_text().count("Wins") == len(match["games"])
 
 
-_CLI = "import sys, fibsbot.cli_external; from fibsbot.cli import main; sys.exit(main(sys.argv[1:]))"
+_CLI = "import sys, fibsbot.cli.external; from fibsbot.cli import main; sys.exit(main(sys.argv[1:]))"
 
 
 async def test_cli_with_the_shipped_net_plays_a_match(tmp_path):
@@ -374,7 +374,7 @@ async def test_an_engine_failure_is_answered_not_hung(tmp_path):
      (["--listen", "127.0.0.1:0", "--player", "net:no_such_net@0"], "no_such_net")],
 )  # fmt: skip
 def test_cli_errors_are_one_line(capsys, argv, message):
-    import fibsbot.cli_external  # noqa: F401  registers the command
+    import fibsbot.cli.external  # noqa: F401  registers the command
     from fibsbot.cli import main
 
     assert main(["external", *argv]) == 2

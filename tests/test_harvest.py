@@ -5,13 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.agent import Agent, load_agent
+from engine.agent import Agent
 from engine.net import Net, NetError
 from engine.search import evaluate_at
-from nets.distill import FitSettings, fit_pair
-from nets.expand import grow, input_map
-from nets.harvest import chunk_path, harvest, harvest_games, load_harvest
-from nets.labels import selfplay_positions
+from nets.player import load_agent
+from nets.train.distill import FitSettings, fit_pair
+from nets.train.expand import grow, input_map
+from nets.train.harvest import chunk_path, harvest, harvest_games, load_harvest
+from nets.train.labels import selfplay_positions
 
 
 @pytest.fixture(scope="module")
@@ -32,9 +33,9 @@ def test_every_harvested_label_is_the_search_value_of_its_board(agent, ply):
 
 
 def test_harvest_writes_chunks_resumes_and_matches_one_process(tmp_path, monkeypatch, agent):
-    import nets.labels
+    import nets.train.labels
 
-    monkeypatch.setitem(nets.labels._agents, "net:default", agent)
+    monkeypatch.setitem(nets.train.labels._agents, "net:default", agent)
     n = harvest("net:default", tmp_path, 3, seed=6, ply=1, chunk_games=2)
     assert sorted(p.name for p in tmp_path.glob("chunk-*")) == [chunk_path(tmp_path, 0).name,
                                                                 chunk_path(tmp_path, 2).name]
@@ -86,7 +87,7 @@ def test_harvest_fit_and_measure_commands(tmp_path, capsys, monkeypatch):
     Net.create("gnubg5", "contact", 6, seed=1, scale=0.3).save(start)
     Net.create("gnubg5", "race", 4, seed=2, scale=0.3).save(tmp_path / "tiny.race.npz")
     monkeypatch.setattr("nets.player.NETS_DIR", tmp_path)
-    monkeypatch.setattr("fibsbot.cli_train.NETS_DIR", tmp_path, raising=False)
+    monkeypatch.setattr("fibsbot.cli.train.NETS_DIR", tmp_path, raising=False)
     data = tmp_path / "harvest"
     assert main(["train", "harvest", "--net", "tiny", "--out", str(data), "--games", "2", "--chunk-games", "1",
                  "--ply", "1"]) == 0

@@ -63,7 +63,7 @@ def test_renaming_a_state_to_player0():
 
 
 def test_search_benchmarks_report_their_keys():
-    from fibsbot.bench_search import bench_ply0, bench_ply2
+    from fibsbot.bench.search import bench_ply0, bench_ply2
 
     zero = bench_ply0(repeats=1)
     assert zero["ply0_decisions_per_s"] > 0 and zero["ply0"]["decisions"] > 1000

@@ -14,7 +14,7 @@ from engine.moves import MoveBuffers, generate_moves
 from engine.net import Net
 from engine.search import make_context, value0
 from engine.eval_sets import static_set
-from fibsbot.bench import real_game_positions
+from fibsbot.bench.speed import real_game_positions
 
 ARCH_ENCODINGS = [("gnubg5", "contact"), ("gnubg5", "contact2"), ("gnubg5", "race"), ("tesauro3", "tesauro"),
                   ("symmetric", "tesauro-turn"), ("symmetric", "contact2")]

@@ -5,12 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.agent import Agent, load_agent
+from engine.agent import Agent
 from engine.game import flip_into, initial_board
 from engine.moves import MoveBuffers, generate_moves
-from nets.labellers import (BgsageLabeller, LabellerError, NetLabeller, RolloutLabeller, finished_label,
+from nets.player import load_agent
+from nets.train.labellers import (BgsageLabeller, LabellerError, NetLabeller, RolloutLabeller, finished_label,
                             parse_labeller, sage_board)
-from nets.labels import label_positions, selfplay_positions
+from nets.train.labels import label_positions, selfplay_positions
 
 
 @pytest.fixture(scope="module")
@@ -41,9 +42,9 @@ def test_bad_specs_are_clear_errors(spec):
 
 
 def test_net_labeller_is_our_search(agent, positions, monkeypatch):
-    import nets.labels
+    import nets.train.labels
 
-    monkeypatch.setitem(nets.labels._agents, "net:default", agent)
+    monkeypatch.setitem(nets.train.labels._agents, "net:default", agent)
     boards = positions[:5]
     assert np.array_equal(NetLabeller("default", 1).label(boards), label_positions(agent, boards, 1))
 

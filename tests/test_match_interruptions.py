@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import structlog
 
-from fibsbot.clip import ClipParser, Invitation, MatchResumed, SavedMatch
-from fibsbot.match_types import Send
-from fibsbot.policy import Policy, PolicySettings
+from fibsbot.client.policy import Policy, PolicySettings
+from fibsbot.protocol.match.outputs import Send
+from fibsbot.protocol.parser import ClipParser, Invitation, MatchResumed, SavedMatch
 from tests.fibs_samples import MID_X_DOWN, with_fields
 from tests.test_match import Bot
 

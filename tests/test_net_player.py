@@ -7,14 +7,13 @@ import pytest
 
 import nets.player
 from board_builder import make_board
+from engine.agent import Agent
 from engine.duel import run_duel
 from engine.evaluator import Evaluator, net_choose
 from engine.moves import MoveBuffers, generate_moves
 from engine.net import Net
-from engine.players import PlayerSpecError, make_player
+from engine.players import NetPlayer, PlayerSpecError, make_player
 from engine.selfplay_sample import sample_positions
-from engine.agent import Agent
-from nets.player import NetPlayer
 
 
 def tiny_net(arch: str = "tesauro3", encoding: str = "tesauro", seed: int = 0) -> Net:
@@ -167,3 +166,31 @@ def test_shipped_nets_load_and_are_listed():
         assert isinstance(make_player(f"net:{name}"), Agent)  # checksums and cards hold
     with pytest.raises(PlayerSpecError, match=f"shipped: {', '.join(shipped)}"):
         make_player("net:nosuch")
+
+
+# a fresh interpreter that imports the engine alone, as a Ray or spawned worker does
+FRESH_WORKER = """
+import pickle, sys
+from engine.players import PlayerSpecError, install_players, make_player
+try:
+    make_player("net:default")
+except PlayerSpecError as exc:
+    print("unknown:", "nets.player" in str(exc))
+install_players(pickle.loads(sys.stdin.buffer.read()))
+print(make_player("net:default@1").name, "nets.player" in sys.modules)
+"""
+
+
+def test_a_worker_knows_net_specs_from_the_registry_it_is_handed():
+    import pickle
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from engine.players import registered_players
+
+    child = subprocess.run([sys.executable, "-c", FRESH_WORKER], input=pickle.dumps(registered_players()),
+                           capture_output=True, cwd=Path(__file__).resolve().parents[1], timeout=300)
+    assert child.returncode == 0, child.stderr.decode()[-2000:]
+    # the engine alone does not know where nets live; the registry it receives does
+    assert child.stdout.decode().split() == ["unknown:", "True", "net:default@1", "True"]

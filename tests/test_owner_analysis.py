@@ -10,13 +10,13 @@ import tempfile
 
 import pytest
 
-from engine.agent import load_agent
 from engine.moves import legal_moves
 from engine.position import Position
 from fibsbot.owner.analysis import Analyser
 from fibsbot.owner.analysis_io import load_analyses, queue_errors
 from fibsbot.owner.matread import read_mat
 from fibsbot.owner.stats import luck_mark, skill_mark
+from nets.player import load_agent
 from tests.gnubg_cli import GNUBG, require_gnubg
 from tests.owner_fixture import make_data_dir, record_match
 from tests.test_cli import run_cli

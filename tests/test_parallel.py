@@ -22,12 +22,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.agent import load_agent
 from engine.notation import format_gnubg
 from engine.parallel import RAY_INSTALL_HINT, ParallelBackendError, map_chunks, split_range
 from engine.position import Position
 from engine.rollout import rollout_moves, rollout_position
-from nets.labels import label_parallel, selfplay_games, selfplay_parallel, selfplay_positions
+from nets.player import load_agent
+from nets.train.labels import label_parallel, selfplay_games, selfplay_parallel, selfplay_positions
 
 REPO = Path(__file__).resolve().parents[1]
 SPEC = "net:default"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from fibsbot.clip_events import Invitation, Says
-from fibsbot.match_types import Send
-from fibsbot.policy import Policy, PolicySettings
+from fibsbot.client.policy import Policy, PolicySettings
+from fibsbot.protocol.events import Invitation, Says
+from fibsbot.protocol.match.outputs import Send
 
 
 def policy(**options) -> Policy:
@@ -118,7 +118,7 @@ def test_settings_are_checked():
 
 
 def who(name: str, *, ready: bool = True, away: bool = False, opponent: str | None = None):
-    from fibsbot.clip_events import WhoInfo
+    from fibsbot.protocol.events import WhoInfo
 
     return WhoInfo(name=name, opponent=opponent, watching=None, ready=ready, away=away, rating=1500.0,
                    experience=100, idle=0, login=0, hostname="h", client=None, email=None)

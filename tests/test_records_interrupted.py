@@ -9,17 +9,17 @@ import sqlite3
 
 import numpy as np
 
-from engine.agent import CubeChoice, load_agent
-from fibsbot.arena import PubevalSparring
-from fibsbot.board import FibsBoard, parse_board_line
-from fibsbot.chaos_audit import Audit, audit_match, gnubg_matches
-from fibsbot.client import BotClient
-from fibsbot.client_options import Backoff, ClientOptions
-from fibsbot.clip import ClipParser
-from fibsbot.match import MatchDriver
-from fibsbot.match_state import make_request
-from fibsbot.match_types import MoveRequest
-from fibsbot.policy import Policy, PolicySettings
+from engine.agent import CubeChoice
+from fibsbot.arena.audit import Audit, audit_match, gnubg_matches
+from fibsbot.arena.play import PubevalSparring
+from fibsbot.client.connection import BotClient
+from fibsbot.client.options import Backoff, ClientOptions
+from fibsbot.client.policy import Policy, PolicySettings
+from fibsbot.protocol.board import FibsBoard, parse_board_line
+from fibsbot.protocol.match.driver import MatchDriver
+from fibsbot.protocol.match.outputs import MoveRequest
+from fibsbot.protocol.match.state import make_request
+from fibsbot.protocol.parser import ClipParser
 from fibsbot.records.events import event_logger
 from fibsbot.records.journal import MatchJournal
 from fibsbot.records.observer import MatchRecords
@@ -29,6 +29,7 @@ from fibsbot.server.config import ServerConfig
 from fibsbot.server.core import ServerCore
 from fibsbot.server.net import start_server
 from fibsbot.server.testing import ClipTestClient
+from nets.player import load_agent
 from tests.fibs_samples import MID_X_DOWN, with_fields
 from tests.gnubg_cli import require_gnubg
 

@@ -11,19 +11,19 @@ import json
 import sqlite3
 from dataclasses import dataclass, field
 
-from fibsbot.chaos_audit import Audit, audit_match, unrecoverable_games
-from fibsbot.clip_events import Board, CantMove, GameEnd, OpponentMoves, YouRoll
-from fibsbot.match import MatchDriver
-from fibsbot.match_state import make_request
-from fibsbot.match_types import Send
-from fibsbot.board import parse_board_line
+from fibsbot.arena.audit import Audit, audit_match, unrecoverable_games
+from fibsbot.protocol.board import parse_board_line
+from fibsbot.protocol.events import Board, CantMove, GameEnd, OpponentMoves, YouRoll
+from fibsbot.protocol.match.driver import MatchDriver
+from fibsbot.protocol.match.outputs import Send
+from fibsbot.protocol.match.state import make_request
 from fibsbot.records.events import event_logger
+from fibsbot.records.journal import MatchJournal
 from fibsbot.records.observer import MatchRecords
 from fibsbot.records.queue import TrainingQueue
+from fibsbot.records.resync import reconcile
 from tests.fibs_samples import MID_X_DOWN, with_fields
 from tests.interrupt_harness import InterruptedMatch, as_gnubg_match
-from fibsbot.records.journal import MatchJournal
-from fibsbot.records.resync import reconcile
 from tests.test_records_interrupted import OPENING, board_for, feed, log_lines
 
 SEED, LENGTH, DOUBLES = 2, 5, 0.02  # two games, a few cube actions, dances of both sides

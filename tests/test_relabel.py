@@ -5,11 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.agent import Agent, load_agent
+from engine.agent import Agent
 from engine.rollout import rollout_position
-from nets.harvest import chunk_path, harvest, harvest_extent, load_harvest
-from nets.labellers import rollout_labels
-from nets.relabel import chunk_seed, relabel
+from nets.player import load_agent
+from nets.train.harvest import chunk_path, harvest, harvest_extent, load_harvest
+from nets.train.labellers import rollout_labels
+from nets.train.relabel import chunk_seed, relabel
 
 
 @pytest.fixture(scope="module")
@@ -19,9 +20,9 @@ def agent() -> Agent:
 
 @pytest.fixture()
 def harvested(tmp_path, monkeypatch, agent):
-    import nets.labels
+    import nets.train.labels
 
-    monkeypatch.setitem(nets.labels._agents, "net:default", agent)
+    monkeypatch.setitem(nets.train.labels._agents, "net:default", agent)
     src = tmp_path / "harvest"
     harvest("net:default", src, 1, seed=3, ply=1)
     return src
@@ -72,7 +73,7 @@ def test_relabel_by_another_labeller_records_it(tmp_path, harvested):
     out = tmp_path / "search"
     assert relabel("net:default@0", harvested, out, positions=20, chunk_positions=8) == 20
     boards, labels = load_harvest(out)
-    from nets.labels import _agent, label_positions
+    from nets.train.labels import _agent, label_positions
 
     assert np.array_equal(labels, label_positions(_agent("net:default"), boards, 0))
     assert harvest_extent(out)["labeller"] == ["net:default@0"]

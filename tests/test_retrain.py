@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pytest
 
-from engine.agent import load_agent
 from engine.evaluator import Evaluator
 from engine.ids import MatchState, match_id, position_id
 from engine.net import Net
 from engine.position import Position
-from fibsbot.arena import run_arena
+from fibsbot.arena.play import run_arena
 from fibsbot.records.queue import Disagreement, TrainingQueue
-from nets.retrain import RetrainConfig, TrainingSet, queue_positions, retrain
+from nets.player import load_agent
 from nets.store import NetStore
+from nets.train.retrain import RetrainConfig, TrainingSet, queue_positions, retrain
 
 
 def tiny_pair(tmp_path) -> str:
@@ -63,7 +65,7 @@ async def test_retrain_on_arena_play_measures_and_gates(tmp_path):
     result = await run_arena(length=1, matches=2, ply=1, net=net, data_dir=data, seed=3)
     assert result.queued > 0
     config = RetrainConfig(data, net=net, label_ply=1, selfplay_games=4, epochs=2, gate_games=100, seed=2)
-    report = retrain(config, progress=lambda text: None)
+    report = retrain(config, progress=lambda text: None, open_queue=partial(TrainingQueue, data / "queue.sqlite"))
     assert report.queue_rows == result.queued and report.new_positions > report.queue_rows
     assert "contact" in report.fit and {"ppg", "stderr"} <= set(report.candidate)
     store = NetStore(data / "nets")
@@ -75,23 +77,23 @@ async def test_retrain_on_arena_play_measures_and_gates(tmp_path):
 
 async def test_retrain_labels_with_the_labeller_it_is_given(tmp_path):
     pytest.importorskip("bgsage", reason="bgsage (the optional labeller) is not installed")
-    from nets.labellers import BgsageLabeller
+    from nets.train.labellers import BgsageLabeller
 
     net = tiny_pair(tmp_path)
     data = tmp_path / "data"
     await run_arena(length=1, matches=1, ply=0, net=net, data_dir=data, seed=4)
     config = RetrainConfig(data, net=net, labeller="bgsage@1", selfplay_games=2, epochs=1, gate_games=20, seed=2,
                            promote=False)
-    report = retrain(config, progress=lambda text: None)
+    report = retrain(config, progress=lambda text: None, open_queue=partial(TrainingQueue, data / "queue.sqlite"))
     training = TrainingSet(data / "training" / "set.npz")
     assert report.new_positions == len(training.boards) > 0
     assert training.labels == pytest.approx(BgsageLabeller(1).label(training.boards), abs=1e-6)
 
 
 def test_daemon_swaps_in_a_promoted_net_at_the_next_match(tmp_path, monkeypatch):
-    from fibsbot.clip_events import MatchStart
     from fibsbot.config import load_settings
     from fibsbot.daemon import NetReloader
+    from fibsbot.protocol.events import MatchStart
 
     monkeypatch.setenv("FIBSBOT_DATA_DIR", str(tmp_path))
     monkeypatch.setenv("FIBSBOT_PLAY__PLY", "0")

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.agent import load_agent
 from engine.bearoff import bearoff_probabilities
 from engine.position import Position
 from engine.rollout import rollout_moves, rollout_position
+from nets.player import load_agent
 
 
 @pytest.fixture(scope="module")

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.agent import load_agent
 from engine.bearoff import bearoff_probabilities
 from engine.position import Position
 from engine.rollout import _play, rollout_position
+from nets.player import load_agent
 
 
 @pytest.fixture(scope="module")
@@ -50,8 +50,8 @@ def test_one_turn_then_the_nets_figures(agent):
 
 
 def test_rollout_benchmark_reports_its_keys_and_gnubgs_reference():
-    from fibsbot.bench_rollout import bench_rollout
-    from fibsbot.bench_search import GNUBG
+    from fibsbot.bench.search import GNUBG
+    from fibsbot.bench.rollout import bench_rollout
 
     result = bench_rollout(positions=1, games=36, reference_games=36)
     assert result["rollout_games_per_s"] > 0 and result["rollout"]["games"] == 36

@@ -149,7 +149,7 @@ def test_a_pruning_net_equal_to_the_full_net_changes_nothing():
 
 
 def test_a_small_pruning_net_only_narrows_the_replies(tmp_path):
-    from nets.pruning import train_pruning_net
+    from nets.train.pruning import train_pruning_net
 
     contact = Net.create("gnubg5", "contact", 16, seed=5, scale=0.3)
     race = Net.create("gnubg5", "race", 8, seed=6, scale=0.3)

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-import fibsbot.cli_server  # noqa: F401 - registers the command
+import fibsbot.cli.server  # noqa: F401 - registers the command
 from fibsbot.cli import main
 
 
@@ -23,7 +23,7 @@ def test_bad_arguments_are_one_line_errors(argv, problem, capsys):
 
 
 def test_the_command_serves_logins():
-    code = "import fibsbot.cli_server, fibsbot.cli as c, sys; sys.exit(c.main(sys.argv[1:]))"
+    code = "import fibsbot.cli.server, fibsbot.cli as c, sys; sys.exit(c.main(sys.argv[1:]))"
     process = subprocess.Popen(
         [sys.executable, "-c", code, "server", "--port", "0", "--seed", "3", "--ready"],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,

@@ -3,7 +3,7 @@ a logout, a refused ``board``, the ``show saved`` listing; and it keeps its own 
 
 from __future__ import annotations
 
-from fibsbot.clip import GameEnd, MatchEnd, NoSavedMatches, SavedMatch, SavedMatchesHeader, ServerError
+from fibsbot.protocol.parser import GameEnd, MatchEnd, NoSavedMatches, SavedMatch, SavedMatchesHeader, ServerError
 from fibsbot.server.dice import ScriptedDice, SeededDice
 from tests.server_harness import Harness, first_move
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fibsbot.clip import *  # noqa: F403 - the event classes
+from fibsbot.protocol.parser import *  # noqa: F403 - the event classes
 from fibsbot.server.dice import ScriptedDice, SeededDice
 from fibsbot.server.match import Phase
 from tests.server_harness import Harness, first_move

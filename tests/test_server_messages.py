@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from engine.position import Position
-from fibsbot.clip import *  # noqa: F403 - the event classes
-from fibsbot.clip import ClipParser
+from fibsbot.protocol.parser import *  # noqa: F403 - the event classes
+from fibsbot.protocol.parser import ClipParser
 from fibsbot.server import messages as msg
 from fibsbot.server.accounts import AccountStore
 from fibsbot.server.config import ServerConfig

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from fibsbot.clip import *  # noqa: F403 - the event classes
+from fibsbot.protocol.parser import *  # noqa: F403 - the event classes
 from fibsbot.server.telnet import DO, DONT, ECHO, IAC, SB, SE, WILL, WONT, TelnetFilter
 from fibsbot.server.testing import ClipTestClient, run_local_server
 

@@ -12,7 +12,7 @@ import random
 
 import pytest
 
-from fibsbot.clip import *  # noqa: F403 - the event classes
+from fibsbot.protocol.parser import *  # noqa: F403 - the event classes
 from tests.server_harness import Harness, pending_action, random_move
 
 NAMES = ("alice", "bob")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fibsbot.clip import *  # noqa: F403 - the event classes
+from fibsbot.protocol.parser import *  # noqa: F403 - the event classes
 from fibsbot.server.dice import ScriptedDice, SeededDice
 from tests.server_harness import Harness
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 
-from fibsbot.clip import *  # noqa: F403 - the event classes
+from fibsbot.protocol.parser import *  # noqa: F403 - the event classes
 from fibsbot.server.testing import ClipTestClient, first_legal_move, run_local_server
 from tests.server_harness import Player, pending_action
 

@@ -8,8 +8,8 @@ import pytest
 from engine.agent import Agent
 from engine.evaluator import Evaluator
 from engine.net import Net
-from nets.labels import label_positions, selfplay_positions
-from nets.supervised import fit, mean_loss, sgd_epoch, split_by_net
+from nets.train.labels import label_positions, selfplay_positions
+from nets.train.supervised import fit, mean_loss, sgd_epoch, split_by_net
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +53,7 @@ def test_labels_by_search_and_the_loss_falls(agent):
 
 def test_adams_first_step_moves_each_weight_by_the_step_size_against_its_gradient():
     """Adam's first step is lr * sign(gradient) for every weight with a gradient."""
-    from nets.adam import AdamState, adam_epoch
+    from nets.train.adam import AdamState, adam_epoch
 
     net = Net.create("gnubg5", "race", 6, seed=3, scale=0.3)
     board = np.zeros((1, 2, 25), np.int8)

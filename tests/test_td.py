@@ -11,8 +11,8 @@ from engine.dice import game_seed
 from engine.net import GNUBG5, SYMMETRIC, TESAURO3, Net, swap_permutation
 from engine.selfplay_sample import game_positions, sample_positions
 from fibsbot.cli import main
-from nets.td import TDConfig, TDTrainer, _perm, _traces
-from nets.td_kernel import flip_traces, flipped_target, forward_raw, next_state_target, td_update
+from nets.train.td import TDConfig, TDTrainer, _perm, _traces
+from nets.train.td_kernel import flip_traces, flipped_target, forward_raw, next_state_target, td_update
 
 BOARDS = [s.board for s in sample_positions(40, seed=2)][10::3]
 LR = 0.1

@@ -17,9 +17,9 @@ from typing import Any
 
 import structlog
 
-from fibsbot.clip_events import OwnInfo, WhoInfo
-from fibsbot.match_types import NullObserver
 from fibsbot.owner.readers import DAEMON_FILE, RATINGS_FILE, RETRAINS_FILE, owner_dir, read_jsonl
+from fibsbot.protocol.events import OwnInfo, WhoInfo
+from fibsbot.protocol.match.outputs import NullObserver
 from fibsbot.records.atomic import write_atomically
 from fibsbot.records.events import open_log_file
 

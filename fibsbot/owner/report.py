@@ -45,7 +45,7 @@ def analyse_missing(data_dir: Path, limit: int, ply: int, net: str, known: dict[
     missing = [s for s in MatchIndex(data_dir).summaries() if s.finished and s.mat not in known][-limit:]
     if not missing:
         return
-    from engine.agent import load_agent
+    from nets.player import load_agent
 
     analyser = Analyser(load_agent(f"net:{net}", ply=ply), ply)
     for summary in missing:

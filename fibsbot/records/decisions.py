@@ -8,21 +8,28 @@ driver may have replaced an illegal answer), read back from the command.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from engine.ids import match_id, position_id
 from engine.notation import format_gnubg, parse_fibs
-from fibsbot.match_types import DecisionRequest, DoubleRequest, MoveRequest, Send, TakeRequest
+from fibsbot.protocol.match.outputs import DecisionRequest, DoubleRequest, MoveRequest, Send, TakeRequest
 from fibsbot.records.queue import Disagreement, TrainingQueue
 
-if TYPE_CHECKING:
-    from fibsbot.records.observer import MatchRecords
+
+class Records(Protocol):
+    """What the log needs of the ``MatchRecords`` that owns it (``fibsbot.records.observer``,
+    which imports this module: naming that class here would close a circle)."""
+
+    events: Any
+    journal: Any
+
+    def record(self, kind: str, *args: Any) -> None: ...
 
 
 class DecisionLog:
-    def __init__(self, records: "MatchRecords", queue: TrainingQueue | None, net_version: str) -> None:
+    def __init__(self, records: Records, queue: TrainingQueue | None, net_version: str) -> None:
         self.records = records
         self.queue = queue
         self.net_version = net_version

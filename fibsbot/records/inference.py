@@ -25,8 +25,8 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from fibsbot.board import FibsBoard
-from fibsbot.match_state import MoveChecker
+from fibsbot.protocol.board import FibsBoard
+from fibsbot.protocol.match.state import MoveChecker
 from fibsbot.records.journal import Action, MatchJournal, Replayed, apply_action, replay
 
 ROLLS = [(d1, d2) for d1 in range(1, 7) for d2 in range(d1, 7)]

@@ -1,6 +1,6 @@
 """The records a match leaves: the match journal and ``.mat``, the JSON event log, the training queue.
 
-``MatchRecords`` is a match observer (``fibsbot.match_types.MatchObserver``): it
+``MatchRecords`` is a match observer (``fibsbot.protocol.match.outputs.MatchObserver``): it
 watches events and decisions and never steers.  Player 0 of every record is us.
 Every action goes into the match's journal (``records.journal``) at once, synced
 to disk, and the ``.mat`` beside it is rewritten with it.  Our own actions are
@@ -23,12 +23,12 @@ from typing import Any
 import structlog
 
 from engine.notation import parse_fibs
-from fibsbot.clip_events import (
+from fibsbot.protocol.events import (
     Board, CantMove, DoubleAccepted, DoubleOffered, DoubleRejected, Event, GameEnd, MatchEnd,
     MatchResumed, MatchStart, NewGame, OnlyPossibleMove, OpeningRoll, OpponentMoves,
     OpponentRolls, ResignAccepted, YouDoubled, YouRoll,
 )  # fmt: skip
-from fibsbot.match_types import DecisionRequest, MatchSnapshot, Send
+from fibsbot.protocol.match.outputs import DecisionRequest, MatchSnapshot, Send
 from fibsbot.records.decisions import DecisionLog
 from fibsbot.records.journal import REPLACED, MatchJournal
 from fibsbot.records.matfile import MatchRecorder

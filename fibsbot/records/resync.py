@@ -22,7 +22,7 @@ reason) rather than written wrongly; the games after it are recorded from their 
 
 from __future__ import annotations
 
-from fibsbot.board import FibsBoard
+from fibsbot.protocol.board import FibsBoard
 from fibsbot.records.inference import Inference, awaited
 from fibsbot.records.journal import Action, MatchJournal
 

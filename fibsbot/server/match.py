@@ -3,7 +3,8 @@
 Pure state machine: every command returns the lines to send as ``(seat, text)``
 pairs (seat 0 is the inviter, seat 1 the player who joined) or raises MatchError
 with the refusal for the player who sent it.  Boards are ``board:`` lines; the
-caller may drop them for a player whose ``autoboard`` toggle is off.
+caller may drop them for a player whose ``autoboard`` toggle is off.  Doubles and
+resignations are the ``Offers`` mixin (``fibsbot.server.offers``).
 
 Seats and the board: the 26 server cells are shared, O checkers positive.  Seat 0
 plays X moving 1 -> 24 (direction 1), seat 1 plays O moving 24 -> 1 (direction -1),
@@ -14,45 +15,30 @@ seat's checkers are kept as an engine row in its own numbering.
 from __future__ import annotations
 
 from collections.abc import Callable
-from enum import Enum
 
 import numpy as np
 
 from engine.position import Position, game_result
-from fibsbot.board import UNLIMITED, FibsBoard, O, X
+from fibsbot.protocol.board import UNLIMITED, FibsBoard, O, X
 from fibsbot.server import messages as msg
 from fibsbot.server.config import DEFAULT_TOGGLES
 from fibsbot.server.dice import DiceSource
+from fibsbot.server.offers import Offers
+from fibsbot.server.phases import CENTRED, Line, MatchError, Phase
 from fibsbot.server.rules import IllegalMove, Results, legal_results, move_echo, pieces_to_move, play_move
 
 COLOUR = (X, O)
 DIRECTION = (1, -1)
-CENTRED = -1
-RESIGN_LEVELS = {"n": 1, "normal": 1, "g": 2, "gammon": 2, "b": 3, "backgammon": 3}
 # consecutive dances before the server stops rolling on its own: only a mutual
 # closeout (both sides on the bar against closed boards) gets near it
 MAX_AUTO_PASSES = 64
-
-Line = tuple[int, str]
-
-
-class Phase(Enum):
-    ROLL = "roll"  # the side on roll must roll or double
-    MOVE = "move"  # dice are out, the side on roll must move
-    TAKE = "take"  # a double waits for an answer
-    BETWEEN = "between"  # a game is over, the next one waits for both to join
-    OVER = "over"  # the match is decided
-
-
-class MatchError(Exception):
-    """A command refused; ``str`` is the ``** ...`` line for the player who sent it."""
 
 
 def fibs_default_toggles(name: str, toggle: str) -> bool:
     return DEFAULT_TOGGLES[toggle]
 
 
-class ServerMatch:
+class ServerMatch(Offers):
     def __init__(self, players: tuple[str, str], length: int, dice: DiceSource,
                  toggle: Callable[[str, str], bool] = fibs_default_toggles) -> None:  # fmt: skip
         if length < 0:
@@ -285,82 +271,6 @@ class ServerMatch:
             lines += self._end_game(seat, game_result(after.board, 0) * self.cube, bear_off=True)
         else:
             self._begin_turn(1 - seat, lines)
-
-    # --- the cube -----------------------------------------------------------------------
-
-    def double(self, seat: int) -> list[Line]:
-        self._require_turn(seat, Phase.ROLL)
-        if self.crawford_game:
-            raise MatchError(msg.error("This is the Crawford game. No doubling allowed."))
-        if self.cube_owner not in (CENTRED, seat):
-            raise MatchError(msg.error(f"{self.names[1 - seat]} owns the cube. You can't double."))
-        self.phase, self.doubler = Phase.TAKE, seat
-        self._log("double", seat)
-        lines: list[Line] = [
-            (seat, msg.you_double(self.names[1 - seat])),
-            (1 - seat, msg.doubles(self.names[seat])),
-        ]
-        self._boards(lines)
-        return lines
-
-    def accept(self, seat: int) -> list[Line]:
-        if self.resignation is not None and self.resignation[0] != seat:
-            return self._resign_answer(seat, accepted=True)
-        if self.phase is not Phase.TAKE or self.doubler != 1 - seat:
-            raise MatchError(msg.error("There's nothing to accept."))
-        doubler = 1 - seat
-        self.cube, self.cube_owner, self.doubler = self.cube * 2, seat, None
-        self._log("take", seat)
-        lines: list[Line] = [
-            (seat, msg.you_accept_double(self.cube)),
-            (doubler, msg.accepts_double(self.names[seat], self.cube)),
-        ]
-        if not self._roll(doubler, lines):  # FIBS rolls for the doubler at once
-            self._begin_turn(seat, lines)
-        return lines
-
-    def reject(self, seat: int) -> list[Line]:
-        if self.resignation is not None and self.resignation[0] != seat:
-            return self._resign_answer(seat, accepted=False)
-        if self.phase is not Phase.TAKE or self.doubler != 1 - seat:
-            raise MatchError(msg.error("There's nothing to reject."))
-        doubler, points = 1 - seat, self.cube
-        self._log("drop", seat)
-        lines: list[Line] = [
-            (seat, msg.you_give_up(self.names[doubler], points)),
-            (doubler, msg.gives_up(self.names[seat], points)),
-        ]
-        return lines + self._end_game(doubler, points, bear_off=False)
-
-    # --- resignations ---------------------------------------------------------------------
-
-    def resign(self, seat: int, level_word: str) -> list[Line]:
-        if self.phase not in (Phase.ROLL, Phase.MOVE, Phase.TAKE):
-            raise MatchError(msg.error("You can only resign during a game."))
-        level = RESIGN_LEVELS.get(level_word.lower())
-        if level is None:
-            raise MatchError(msg.error("Type 'resign n', 'resign g' or 'resign b'."))
-        if self.resignation is not None:
-            raise MatchError(msg.error("A resignation is already waiting for an answer."))
-        points = level * self.cube
-        self.resignation = (seat, points)
-        return [
-            (seat, msg.you_resign(self.names[1 - seat], points)),
-            (1 - seat, msg.wants_to_resign(self.names[seat], points)),
-        ]
-
-    def _resign_answer(self, seat: int, accepted: bool) -> list[Line]:
-        assert self.resignation is not None
-        resigner, points = self.resignation
-        self.resignation = None
-        if not accepted:
-            return [(seat, msg.RESIGN_REJECTED_BY_YOU), (resigner, msg.rejects_resign(self.names[seat]))]
-        self._log("resign", resigner, points)
-        lines: list[Line] = [
-            (seat, msg.you_accept_resign(points)),
-            (resigner, msg.accepts_resign(self.names[seat], points)),
-        ]
-        return lines + self._end_game(seat, points, bear_off=False)
 
     # --- the end of a game ------------------------------------------------------------------
 

@@ -1,7 +1,7 @@
 """Every text the server sends, in FIBS's exact wording (REFERENCE.md section 1).
 
 Functions return one line without its line end.  ``tests/test_server_messages.py``
-feeds each of them to ``fibsbot.clip.ClipParser`` and checks the event it becomes.
+feeds each of them to ``fibsbot.protocol.parser.ClipParser`` and checks the event it becomes.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@
         await alice.login("alice", "secret")
 
 ``ClipTestClient`` speaks through telnetlib3 (as the bot does) and parses with
-``fibsbot.clip.ClipParser``; ``first_legal_move`` is a trivial player for scripts.
+``fibsbot.protocol.parser.ClipParser``; ``first_legal_move`` is a trivial player for scripts.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ import telnetlib3
 
 from engine.moves import legal_moves
 from engine.notation import format_fibs
-from fibsbot.board import FibsBoard
-from fibsbot.clip import ClipParser, Event, LoginFailed, LoginPrompt, WhoEnd
+from fibsbot.protocol.board import FibsBoard
+from fibsbot.protocol.parser import ClipParser, Event, LoginFailed, LoginPrompt, WhoEnd
 from fibsbot.server.config import ServerConfig
 from fibsbot.server.core import ServerCore
 from fibsbot.server.dice import DiceSource

@@ -1,0 +1,156 @@
+"""After a fault run: do the bot's records hold exactly the moves the server saw played?
+
+Each match the server ran (``ServerMatch.history``: every game's starting score and
+every roll with its move) is set beside the bot's match file as GNU Backgammon
+reads it (``import mat``).  Games are paired by their starting score (a score
+never repeats within a match); a move counts as recorded when gnubg has the same
+player, the same dice and a move reaching the same position.  Also checked:
+every queue row names a match file that exists, and no observer failure was logged.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from engine.position import Position
+from fibsbot.protocol.match.state import apply_steps
+from fibsbot.records.resync import UNRECOVERABLE
+
+GNUBG = Path("/usr/games/gnubg")
+
+# one gnubg process reads every file: starting it costs a good part of a second
+_READ_SCRIPT = """
+import gnubg, json, os
+out = {}
+for path in json.loads(os.environ["FIBSBOT_MATS"]):
+    gnubg.command("import mat " + path)
+    out[path] = gnubg.match(0, 0, 0, 0)
+with open(os.environ["FIBSBOT_JSON_OUT"], "w") as stream:
+    json.dump(out, stream)
+"""
+
+
+@dataclass
+class Audit:
+    moves_played: int = 0
+    moves_recorded: int = 0  # played and found in the match file
+    moves_wrong: int = 0  # in a match file but not as played
+    games_played: int = 0
+    games_left_out: int = 0  # missing from the match file (each logged by the bot)
+    moves_left_out: int = 0  # the moves of those games
+    games_unrecoverable: int = 0  # of those, the games the bot could not reconstruct (journaled why)
+    moves_unrecoverable: int = 0  # the moves of those games: missing, but not lost by the records
+    queue_rows: int = 0
+    queue_rows_dangling: int = 0  # naming no existing match file
+    queue_rows_unplaced: int = 0  # without game and move number: decisions in games left out
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def moves_lost(self) -> int:
+        """Moves played and missing from the records, other than those of games that could not be rebuilt."""
+        return self.moves_played - self.moves_recorded - self.moves_unrecoverable
+
+
+def unrecoverable_games(actions: list) -> set[tuple[int, int]]:
+    """Starting scores of the games a journal says it could not reconstruct (and why it could not)."""
+    found, score = set(), None
+    for action in actions:
+        if action[0] == "game":
+            score = (action[1], action[2])
+        elif action[0] == "leave_out" and action[1] in UNRECOVERABLE and score is not None:
+            found.add(score)
+        elif action[0] == "unseen" and action[3] in UNRECOVERABLE:
+            found.add((action[1], action[2]))
+    return found
+
+
+def gnubg_matches(paths: list[Path]) -> dict[str, dict]:
+    """gnubg's reading of each match file (``gnubg.match()`` after ``import mat``)."""
+    if not paths:
+        return {}
+    with tempfile.TemporaryDirectory() as work:
+        script, out = Path(work) / "read.py", Path(work) / "matches.json"
+        script.write_text(_READ_SCRIPT)
+        env = dict(os.environ, FIBSBOT_MATS=json.dumps([str(p) for p in paths]), FIBSBOT_JSON_OUT=str(out))
+        result = subprocess.run([str(GNUBG), "-t", "-q", "-r", "-p", str(script)], stdin=subprocess.DEVNULL,
+                                capture_output=True, text=True, timeout=600, env=env)  # fmt: skip
+        if not out.exists():
+            raise RuntimeError(f"gnubg read nothing: {result.stderr[-2000:]}")
+        return json.loads(out.read_text())
+
+
+def _positions(moves: list[tuple[int, tuple[int, int], tuple]]) -> list[tuple[int, tuple[int, int], bytes]]:
+    """(player, sorted dice, position after) for each move, players' rows in their own numbering."""
+    rows = [Position.initial().board[0].copy(), Position.initial().board[0].copy()]
+    out = []
+    for player, dice, steps in moves:
+        after = apply_steps(np.stack([rows[player], rows[1 - player]]), tuple(tuple(s) for s in steps))
+        if after is None:
+            out.append((player, tuple(sorted(dice)), b"impossible"))
+            continue
+        rows[player], rows[1 - player] = after[0], after[1]
+        out.append((player, tuple(sorted(dice)), np.stack(rows).tobytes()))
+    return out
+
+
+def _gnubg_games(match: dict) -> dict[tuple[int, int], list]:
+    """Moves by starting score; gnubg's X is the file's left player (us, player 0)."""
+    seat = {"X": 0, "O": 1}
+    games = {}
+    for game in match.get("games", []):
+        info = game["info"]
+        score = (info.get("score-X", 0), info.get("score-O", 0))
+        games[score] = [(seat[r["player"]], tuple(r["dice"]), tuple(tuple(s) for s in r.get("move") or ()))
+                        for r in game["game"] if r["action"] == "move"]  # fmt: skip
+    return games
+
+
+def audit_match(server_match, our_seat: int, gnubg_match: dict | None, audit: Audit, label: str,
+                unrecoverable: set[tuple[int, int]] = frozenset()) -> None:  # fmt: skip
+    recorded = _gnubg_games(gnubg_match) if gnubg_match is not None else {}
+    for game in server_match.history:
+        played = [(0 if action[1] == our_seat else 1, tuple(action[2]), action[3])
+                  for action in game["actions"] if action[0] == "move"]  # fmt: skip
+        score = game["score"][our_seat], game["score"][1 - our_seat]
+        audit.games_played += 1
+        audit.moves_played += len(played)
+        ours = recorded.get(score)
+        if ours is None:
+            audit.games_left_out += 1
+            audit.moves_left_out += len(played)
+            if score in unrecoverable:
+                audit.games_unrecoverable += 1
+                audit.moves_unrecoverable += len(played)
+            continue
+        want, got = _positions(played), _positions(ours)
+        same = sum(1 for a, b in zip(want, got) if a == b)
+        if same == len(got) == len(want):
+            audit.moves_recorded += same
+            continue
+        # a prefix that agrees is recorded; anything else in the file is wrong
+        prefix = next((i for i, (a, b) in enumerate(zip(want, got)) if a != b), min(len(want), len(got)))
+        audit.moves_recorded += prefix
+        audit.moves_wrong += len(got) - prefix
+        audit.problems.append(f"{label} game at {score}: {len(want)} moves played, {len(got)} in the file, "
+                              f"first difference at move {prefix + 1}")  # fmt: skip
+
+
+def audit_queue(queue_path: Path, matches_dir: Path, audit: Audit) -> None:
+    if not queue_path.exists():
+        return
+    with sqlite3.connect(queue_path) as db:
+        rows = db.execute("SELECT match_ref, game_number, move_number FROM disagreements").fetchall()
+    audit.queue_rows = len(rows)
+    for ref, game, move in rows:
+        if not ref or not (matches_dir / ref).exists():
+            audit.queue_rows_dangling += 1
+        elif game is None or move is None:
+            audit.queue_rows_unplaced += 1

@@ -1,0 +1,275 @@
+"""``fibsbot arena --chaos``: matches on the local server while faults are injected.
+
+The daemon runs as it does in production (``fibsbot run``, its own process) against
+the local server; a sparring bot and a referee run in this process.  During each
+match, at random moments, the chaos driver
+
+* drops the daemon's connection (the server cuts it, as a network fault would),
+* SIGKILLs the daemon and starts it again (nothing is flushed, nothing said),
+* makes the sparring bot log out the moment it wins the match (the server is set to
+  send the match-end line a moment later, so the daemon never gets it).
+
+Afterwards every match must have ended or be resumable, and the audit
+(``fibsbot.arena.audit``) compares the daemon's match files, as GNU Backgammon reads them,
+with the server's own record of every move.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import secrets
+import signal
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from fibsbot.arena.audit import GNUBG, Audit, audit_match, audit_queue, gnubg_matches, unrecoverable_games
+from fibsbot.arena.play import BOT, REFEREE, SPARRING, PubevalSparring, _client
+from fibsbot.client.policy import PolicySettings
+from fibsbot.protocol.match.outputs import MoveRequest, NullObserver
+from fibsbot.records.events import configure_logging
+from fibsbot.records.journal import SUFFIX, MatchJournal
+from fibsbot.server.config import ServerConfig
+from fibsbot.server.core import ServerCore
+from fibsbot.server.net import start_server
+from fibsbot.server.testing import ClipTestClient
+from nets.player import load_agent
+
+MATCH_TIMEOUT_S = 180.0
+
+
+@dataclass
+class ChaosResult:
+    matches: int
+    length: int
+    seconds: float = 0.0
+    finished: int = 0
+    resumable: int = 0
+    stuck: int = 0
+    drops: int = 0
+    kills: int = 0
+    restarts: int = 0
+    logouts_at_win: int = 0
+    daemon_exits: int = 0  # the daemon ended by itself and was started again (as systemd would)
+    observer_failures: int = 0
+    records: int = 0
+    audit: Audit = field(default_factory=Audit)
+
+    def as_dict(self) -> dict:
+        data = asdict(self)
+        data["audit"]["moves_lost"] = self.audit.moves_lost
+        return data
+
+
+class LogoutAtWin(NullObserver):
+    """Stops the sparring bot right after it sends a move that wins the match."""
+
+    def __init__(self) -> None:
+        self.armed = False
+        self.client = None
+        self.fired = 0
+
+    def on_decision(self, request, answer, commands) -> None:
+        if not (self.armed and commands and isinstance(request, MoveRequest) and self.client is not None):
+            return
+        fibs = request.fibs
+        borne_off = 15 - int(request.board[0].sum())
+        moved_off = sum(1 for _, end in getattr(answer, "steps", ()) or () if end == 0)
+        if borne_off + moved_off == 15 and fibs.player_score + fibs.cube >= fibs.match_length:
+            self.armed = False
+            self.fired += 1
+            self.client.stop()  # "bye" goes out right behind the winning move
+
+
+class Daemon:
+    """``fibsbot run`` as a child process: started, killed, started again."""
+
+    def __init__(self, config: Path, password: str, log_path: Path) -> None:
+        self.config, self.password, self.log_path = config, password, log_path
+        self.proc: asyncio.subprocess.Process | None = None
+        self.starts = 0
+
+    async def start(self) -> None:
+        env = dict(os.environ, FIBSBOT_PASSWORD=self.password)
+        with open(self.log_path, "ab") as stderr:
+            # what ``fibsbot run --config FILE`` runs, without building every other command
+            self.proc = await asyncio.create_subprocess_exec(
+                sys.executable, "-c", "import argparse, sys; from fibsbot.cli.run import _run; "
+                "sys.exit(_run(argparse.Namespace(config=sys.argv[1])))", str(self.config), env=env,
+                stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL, stderr=stderr)
+        self.starts += 1
+
+    async def kill(self) -> None:
+        if self.proc is not None and self.proc.returncode is None:
+            self.proc.send_signal(signal.SIGKILL)
+            await self.proc.wait()
+
+    async def stop(self) -> None:
+        if self.proc is not None and self.proc.returncode is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                await asyncio.wait_for(self.proc.wait(), 20)
+            except asyncio.TimeoutError:
+                await self.kill()
+
+
+def _config(data_dir: Path, port: int, ply: int) -> Path:
+    path = data_dir / "chaos-daemon.toml"
+    path.write_text(f"""data_dir = "{data_dir}"
+admins = ["{REFEREE}"]
+[server]
+host = "127.0.0.1"
+port = {port}
+user = "{BOT}"
+reconnect_backoff_base = 0.05
+reconnect_backoff_max = 0.5
+[play]
+ply = {ply}
+inactivity_timeout = 60.0
+[invitations]
+min_length = 1
+max_length = 99
+""")
+    return path
+
+
+async def _until(condition: Callable[[], bool], timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        await asyncio.sleep(0.05)
+    return True
+
+
+async def run_chaos(matches: int = 20, length: int = 3, data_dir: Path | None = None, seed: int | None = None,
+                    ply: int = 0, fault_rate: float = 0.5,
+                    progress: Callable[[str], None] | None = None) -> ChaosResult:  # fmt: skip
+    """Play ``matches`` with faults; ``fault_rate``: the chance of a fault at each random moment."""
+    rng = random.Random(seed)
+    data_dir = Path(data_dir or Path.cwd() / "chaos-run").resolve()
+    (data_dir / "log").mkdir(parents=True, exist_ok=True)
+    password = secrets.token_urlsafe(12)
+    configure_logging(data_dir / "log" / "chaos.jsonl", secrets=[password])
+    result = ChaosResult(matches, length)
+    started_at = time.perf_counter()
+    config = ServerConfig(idle_timeout=None, new_account_toggles={"ready": True}, match_end_delay=0.3)
+    core = ServerCore(config, seed=seed)
+    server = await start_server(core, "127.0.0.1", 0)
+    daemon = Daemon(_config(data_dir, server.port, ply), password, data_dir / "log" / "chaos-daemon.stderr")
+    logout = LogoutAtWin()
+    sparring_agent = PubevalSparring(load_agent("net:default@0"))
+    sparring_policy = PolicySettings(user=SPARRING, min_length=1, max_length=99, admins=frozenset({REFEREE}))
+    sparring_task: asyncio.Task | None = None
+    played = []
+    try:
+        await daemon.start()
+        referee = await ClipTestClient.connect(server.host, server.port)
+        await referee.login(REFEREE, "referee")
+
+        async def keep_alive() -> None:
+            nonlocal sparring_task
+            if daemon.proc is not None and daemon.proc.returncode is not None:
+                result.daemon_exits += 1
+                await daemon.start()
+            if sparring_task is None or sparring_task.done():
+                client = _client(server.port, SPARRING, "sparring", sparring_agent, sparring_policy, [logout], None)
+                logout.client = client
+                sparring_task = asyncio.create_task(client.run())
+
+        for k in range(matches):
+            await keep_alive()
+            ready = await _until(lambda: BOT in core.online and SPARRING in core.online
+                                 and BOT not in core.matches and not core.saved and not core.held_match_ends, 30)  # fmt: skip
+            if not ready:
+                await keep_alive()
+                ready = await _until(lambda: BOT in core.online and BOT not in core.matches and not core.saved, 30)
+            if not ready:
+                result.stuck += 1
+                break
+            await asyncio.sleep(0.2)  # both settle into the lobby
+            referee.send(f"tell {SPARRING} invite {BOT} {length}")
+            if not await _until(lambda: BOT in core.matches, 20):
+                result.stuck += 1
+                continue
+            match = core.matches[BOT]
+            played.append(match)
+            logout.armed = rng.random() < 0.7
+            deadline = time.monotonic() + MATCH_TIMEOUT_S
+            while match not in core.finished and time.monotonic() < deadline:
+                await asyncio.sleep(rng.uniform(0.05, 0.6))
+                await keep_alive()
+                if match in core.finished or BOT not in core.matches or rng.random() >= fault_rate:
+                    continue
+                if rng.random() < 0.5:
+                    result.drops += server.drop(BOT)
+                else:
+                    await daemon.kill()
+                    result.kills += 1
+                    await daemon.start()
+            if match not in core.finished:
+                result.stuck += 1
+            if progress:
+                progress(f"match {k + 1}/{matches}: {'finished' if match in core.finished else 'STUCK'} "
+                         f"(drops {result.drops}, kills {result.kills}, logouts at winning {logout.fired}, "
+                         f"{time.perf_counter() - started_at:.0f} s)")
+        referee.close()
+    finally:
+        logout.armed = False
+        await daemon.stop()
+        if sparring_task is not None:
+            logout.client.stop()
+            await asyncio.wait([sparring_task], timeout=10)
+        await server.close()
+    result.restarts = daemon.starts - 1 - result.daemon_exits
+    result.logouts_at_win = logout.fired
+    result.finished = sum(1 for m in played if m in core.finished)
+    result.resumable = sum(1 for m in played if m in core.saved.values())
+    _audit(result, played, data_dir)
+    result.seconds = round(time.perf_counter() - started_at, 1)
+    return result
+
+
+def _audit(result: ChaosResult, played: list, data_dir: Path) -> None:
+    matches_dir = data_dir / "matches"
+    journals = sorted(matches_dir.glob(f"*{SUFFIX}"))
+    result.records = len(journals)
+    loaded = [MatchJournal.load(path) for path in journals]
+    mats = [journal.mat_path for journal in loaded]
+    audit = result.audit
+    if len(mats) != len(played):
+        audit.problems.append(f"{len(played)} matches played, {len(mats)} match records")
+    read = gnubg_matches(mats) if GNUBG.exists() else {}
+    if not GNUBG.exists():
+        audit.problems.append(f"{GNUBG} not installed: the match files were not checked")
+    for index, match in enumerate(played):
+        mat = mats[index] if index < len(mats) else None
+        gnubg_match = read.get(str(mat)) if mat is not None else None
+        missed = unrecoverable_games(loaded[index].actions) if index < len(loaded) else set()
+        audit_match(match, match.seat_of(BOT), gnubg_match, audit, mat.name if mat else f"match {index + 1}", missed)
+    audit_queue(data_dir / "queue.sqlite", matches_dir, audit)
+    log_path = data_dir / "log" / "fibsbot.jsonl"
+    if log_path.exists():
+        result.observer_failures = log_path.read_text(errors="replace").count("observer failed")
+
+
+def print_chaos(result: ChaosResult, out=sys.stdout) -> None:
+    a = result.audit
+    print(f"{result.matches} x {result.length}-point matches under faults in {result.seconds} s: "
+          f"{result.finished} finished, {result.resumable} resumable, {result.stuck} stuck", file=out)
+    print(f"faults: {result.drops} dropped connections, {result.kills} SIGKILLs ({result.restarts} daemon "
+          f"restarts, {result.daemon_exits} after the daemon ended by itself), {result.logouts_at_win} opponent "
+          f"logouts at the moment of winning", file=out)
+    print(f"moves: {a.moves_played} played, {a.moves_recorded} recorded, {a.moves_wrong} wrong, {a.moves_lost} lost; "
+          f"{a.games_left_out} of {a.games_played} games left out with a log line ({a.moves_left_out} moves), "
+          f"of which {a.games_unrecoverable} could not be reconstructed ({a.moves_unrecoverable} moves)",
+          file=out)  # fmt: skip
+    print(f"queue: {a.queue_rows} rows, {a.queue_rows_dangling} without a record, {a.queue_rows_unplaced} "
+          f"in games left out; "
+          f"observer failures: {result.observer_failures}; match records: {result.records}", file=out)
+    for problem in a.problems[:20]:
+        print(f"  {problem}", file=out)

@@ -1,0 +1,200 @@
+"""``fibsbot arena``: our bot against a sparring bot on the local server, for real.
+
+Everything goes through the protocol: a local FIBS-style server on 127.0.0.1, our
+bot and a sparring bot logged in as clients, and a referee account that asks the
+sparring bot (an admin command, ``tell sparring invite fibsbot 3``) for each match.
+Our bot keeps the same records as on a real server: ``.mat`` files, JSON logs and
+the training queue.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import random
+import re
+import resource
+import secrets
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import structlog
+
+from engine.agent import MoveChoice
+from engine.players import PubevalPlayer
+from fibsbot.client.connection import BotClient
+from fibsbot.client.options import Backoff, ClientOptions
+from fibsbot.client.policy import Policy, PolicySettings
+from fibsbot.owner.live import OwnerRecords
+from fibsbot.protocol.events import BadBoard, MatchEnd, ServerError
+from fibsbot.protocol.match.outputs import NullObserver
+from fibsbot.records.events import WireLog, configure_logging
+from fibsbot.records.observer import MatchRecords
+from fibsbot.records.queue import TrainingQueue
+from nets.player import load_agent
+
+BOT, SPARRING, REFEREE = "fibsbot", "sparring", "referee"
+# server lines that refuse a command (as opposed to "** Will send rawboards..." notices)
+_REFUSAL = re.compile(r"illegal|invalid|can't|cannot|not your turn|unknown command|don't|isn't|wrong", re.I)
+MATCH_TIMEOUT_S = 900.0
+
+
+class PubevalSparring:
+    """Pubeval's checker play with the net's 0-ply cube handling: a sparring partner
+    that doubles, takes and drops like a player, and moves like pubeval."""
+
+    def __init__(self, cube_agent) -> None:
+        self.cube_agent = cube_agent
+        self.player = PubevalPlayer()
+
+    def choose_move(self, board, d1, d2, state=None) -> MoveChoice:
+        steps, after = self.player.play(board, d1, d2)
+        return MoveChoice(steps, after, 0.0, (), 0, steps, 0.0)
+
+    def __getattr__(self, name: str) -> Any:  # cube and resignation decisions
+        return getattr(self.cube_agent, name)
+
+
+@dataclass
+class ArenaResult:
+    matches: int
+    won: int
+    lost: int
+    length: int
+    opponent: str
+    ply: int
+    seconds: float
+    scores: list[tuple[int, int]] = field(default_factory=list)
+    stuck: int = 0
+    errors: list[str] = field(default_factory=list)  # server refusals and unreadable boards
+    rss_mb: list[float] = field(default_factory=list)  # resident memory after each match
+    peak_rss_mb: float = 0.0
+    match_files: list[str] = field(default_factory=list)
+    queue_path: str = ""
+    queued: int = 0
+    log_path: str = ""
+
+    def as_dict(self) -> dict:
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+
+class _Watcher(NullObserver):
+    def __init__(self) -> None:
+        self.ends: list[MatchEnd] = []
+        self.errors: list[str] = []
+
+    def on_event(self, event, snapshot) -> None:
+        if isinstance(event, MatchEnd):
+            self.ends.append(event)
+        elif isinstance(event, BadBoard):
+            self.errors.append(f"unreadable board: {event.text}")
+        elif isinstance(event, ServerError) and _REFUSAL.search(event.message):
+            self.errors.append(event.message)
+
+
+def _rss_mb() -> float:
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return float("nan")
+
+
+def _client(port: int, name: str, password: str, agent, policy: PolicySettings, observers, matches: int) -> BotClient:
+    options = ClientOptions(backoff=Backoff(initial_s=0.05, max_s=1.0), roll_delay_s=0.5, board_delay_s=2.0,
+                            max_matches=matches, keepalive_s=60.0)
+    return BotClient("127.0.0.1", port, name, password, agent, Policy(policy), observers, options=options,
+                     rng=random.Random(name))
+
+
+def _opponent_agent(opponent: str):
+    if opponent == "pubeval":
+        return PubevalSparring(load_agent("net:default@0"))
+    return load_agent(opponent)
+
+
+async def run_arena(length: int = 3, matches: int = 1, opponent: str = "pubeval", ply: int = 2,
+                    net: str = "default", data_dir: Path | None = None, seed: int | None = None,
+                    progress: Callable[[str], None] | None = None) -> ArenaResult:
+    from fibsbot.config import default_data_dir
+    from fibsbot.server.testing import ClipTestClient, run_local_server
+
+    data_dir = Path(data_dir or default_data_dir())
+    (data_dir / "log").mkdir(parents=True, exist_ok=True)
+    stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    log_path = data_dir / "log" / f"arena-{stamp}.jsonl"
+    passwords = {name: secrets.token_urlsafe(12) for name in (BOT, SPARRING, REFEREE)}
+    configure_logging(log_path, secrets=passwords.values())  # every module's events go to the file
+    logger = structlog.get_logger("fibsbot.arena.play").bind(bot=BOT)
+    agent = load_agent(f"net:{net}@{ply}")
+    sparring_agent = _opponent_agent(opponent)
+    queue = TrainingQueue(data_dir / "queue.sqlite")
+    records = MatchRecords(data_dir / "matches", queue, user=BOT, net_version=agent.evaluator.name,
+                           event_log=logger, wire_log=WireLog(logger), site="fibsbot arena (local server)")
+    watcher = _Watcher()
+    result = ArenaResult(matches, 0, 0, length, opponent, ply, 0.0, queue_path=str(queue.path),
+                         log_path=str(log_path))
+    start = time.perf_counter()
+    async with run_local_server(seed=seed) as (host, port, core):
+        ours = _client(port, BOT, passwords[BOT], agent,
+                       PolicySettings(user=BOT, min_length=1, max_length=99),
+                       [records, watcher, OwnerRecords(data_dir, BOT)], matches)
+        theirs = _client(port, SPARRING, passwords[SPARRING], sparring_agent,
+                         PolicySettings(user=SPARRING, min_length=1, max_length=99, admins=frozenset({REFEREE})),
+                         [], matches)
+        tasks = [asyncio.create_task(ours.run()), asyncio.create_task(theirs.run())]
+        try:
+            while not (ours.logged_in and theirs.logged_in):
+                await asyncio.sleep(0.02)
+            referee = await ClipTestClient.connect(host, port)
+            await referee.login(REFEREE, passwords[REFEREE])
+            for k in range(matches):
+                before = len(watcher.ends)
+                referee.send(f"tell {SPARRING} invite {BOT} {length}")
+                deadline = time.monotonic() + MATCH_TIMEOUT_S
+                while len(watcher.ends) == before and time.monotonic() < deadline:
+                    await asyncio.sleep(0.05)
+                if len(watcher.ends) == before:
+                    result.stuck += 1
+                    break
+                end = watcher.ends[-1]
+                result.won += end.we_won
+                result.lost += not end.we_won
+                result.scores.append(tuple(end.scores) if end.we_won else tuple(end.scores[::-1]))
+                result.rss_mb.append(round(_rss_mb(), 1))
+                if progress:
+                    progress(f"match {k + 1}/{matches}: {'won' if end.we_won else 'lost'} "
+                             f"{result.scores[-1][0]}-{result.scores[-1][1]}  (total {result.won}-{result.lost}, "
+                             f"{time.perf_counter() - start:.0f} s, queue {records.queued})")
+                await asyncio.sleep(0.3)  # let both sides settle into the lobby
+            referee.close()
+        finally:
+            for client in (ours, theirs):
+                client.stop()
+            await asyncio.wait(tasks, timeout=10)
+    queue.close()
+    result.seconds = round(time.perf_counter() - start, 1)
+    result.errors = watcher.errors
+    result.match_files = [str(p) for p in records.finished]
+    result.queued = records.queued
+    result.peak_rss_mb = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    return result
+
+
+def print_result(result: ArenaResult, out=sys.stdout) -> None:
+    print(f"{result.matches} x {result.length}-point matches, fibsbot (net {result.ply}-ply) vs {result.opponent}: "
+          f"won {result.won}, lost {result.lost}, stuck {result.stuck}, in {result.seconds} s", file=out)
+    if result.errors:
+        print(f"server refusals / unreadable boards: {len(result.errors)}: {result.errors[:5]}", file=out)
+    if result.rss_mb:
+        print(f"memory: {result.rss_mb[0]} MB after the first match, {result.rss_mb[-1]} MB after the last, "
+              f"peak {result.peak_rss_mb} MB", file=out)
+    folder = Path(result.match_files[0]).parent if result.match_files else "(none)"
+    print(f"match files: {len(result.match_files)} in {folder}", file=out)
+    print(f"training queue: {result.queue_path} ({result.queued} positions added)", file=out)
+    print(f"event log: {result.log_path}", file=out)

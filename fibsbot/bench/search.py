@@ -1,0 +1,206 @@
+"""Search benchmarks: 0-ply decisions per second and 2-ply decision latency.
+
+Positions come from pubeval self-play games (consecutive turns, so the evaluation
+cache sees what it would see in a real game).  The reference is GNU Backgammon's
+own 2-ply, asked through its ``external`` move server on the same positions in the
+same run; it is skipped, and said so, where gnubg is not installed.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import statistics
+import subprocess
+import tempfile
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from engine.moves import MoveBuffers, generate_moves
+from engine.search import rank_candidates
+from fibsbot.bench.speed import _rate, _timed, real_game_positions, register_benchmark
+
+GNUBG = Path("/usr/games/gnubg")
+
+
+@njit(cache=True)
+def _decide_all(ctx, positions, dice, ply, filters, weights, root, buf2, buf1, equities, probs, plies):
+    boards, steps, tk, ts, st, stack = root
+    total = 0
+    for i in range(positions.shape[0]):
+        n = generate_moves(positions[i], dice[i, 0], dice[i, 1], boards, steps, tk, ts, st, stack)
+        total += rank_candidates(ctx, boards, n, ply, filters, weights, buf2, buf1, equities, probs, plies)
+    return total
+
+
+def _agent(ply: int):
+    from engine.agent import Agent
+    from fibsbot.bench.speed import shipped_net_evaluator
+
+    evaluator, what = shipped_net_evaluator()
+    return Agent(evaluator, ply=ply), what
+
+
+def decision_positions(count: int, seed: int = 2024) -> tuple[np.ndarray, np.ndarray]:
+    """Consecutive turns of self-play games where the roll leaves a real choice."""
+    positions, dice = real_game_positions(games=max(20, count // 20), seed=seed)
+    buffers = MoveBuffers()
+    keep = [i for i in range(len(positions))
+            if generate_moves(positions[i], int(dice[i, 0]), int(dice[i, 1]), *buffers.args()) > 1]
+    keep = keep[:count]
+    return positions[keep], dice[keep]
+
+
+def bench_ply0(repeats: int = 5) -> dict:
+    agent, what = _agent(0)
+    positions, dice = decision_positions(4000)
+    weights = np.ones(4)
+
+    def run():
+        agent.clear_cache()  # a fresh position every time, as at the root of a real game
+        _decide_all(agent.ctx, positions, dice, 0, agent.filters, weights, MoveBuffers().args(),
+                    agent._buf2.args(), agent._buf1.args(), agent._equities, agent._probs, agent._plies)
+
+    rate = _rate(len(positions), _timed(run, repeats))
+    result = {"ply0_decisions_per_s": rate["median"],
+              "ply0": {**rate, "decisions": len(positions), "net": what,
+                       "sample": "pubeval self-play turns with more than one legal move"}}
+    reference = gnubg_nn_decision_rate(positions, dice)
+    if reference is None:
+        result["ply0"]["reference_gnubg_nn"] = "skipped: gnubg-nn not installed"
+    else:
+        result["ply0"]["reference_gnubg_nn"] = reference
+        result["ply0"]["ratio_vs_gnubg_nn"] = rate["median"] / reference["decisions_per_s"]
+    return result
+
+
+def gnubg_nn_decision_rate(positions: np.ndarray, dice: np.ndarray, repeats: int = 3) -> dict | None:
+    """The reference: gnubg's own 0-ply move choice in-process (gnubg-nn's
+    ``best_move``, its nets and pruning), same positions and rolls, median of repeats."""
+    try:
+        import gnubg_nn
+    except ImportError:
+        return None
+    # gnubg-nn takes the side not on roll first
+    sample = [(b[::-1].tolist(), int(d[0]), int(d[1])) for b, d in zip(positions, dice)]
+
+    def run():
+        for board, d1, d2 in sample:
+            gnubg_nn.best_move(board, d1, d2)
+
+    rate = _rate(len(sample), _timed(run, repeats))
+    return {"decisions_per_s": rate["median"], "min": rate["min"], "max": rate["max"], "decisions": len(sample),
+            "note": "gnubg-nn best_move(board, d1, d2) at 0-ply, one Python call per decision"}
+
+
+def bench_ply2(decisions: int = 200, reference_decisions: int = 60) -> dict:
+    agent, what = _agent(2)
+    positions, dice = decision_positions(decisions, seed=77)
+    agent.choose_move(positions[0], int(dice[0, 0]), int(dice[0, 1]))  # compile outside the timing
+    agent.clear_cache()
+    times = []
+    for board, (d1, d2) in zip(positions, dice):
+        start = time.perf_counter()
+        agent.choose_move(board, int(d1), int(d2))
+        times.append(time.perf_counter() - start)
+    times_sorted = sorted(times)
+    p99 = times_sorted[min(len(times) - 1, int(round(0.99 * (len(times) - 1))))]
+    median = statistics.median(times)
+    result = {"ply2_decision_median_s": median, "ply2_decision_p99_s": p99,
+              "ply2": {"decisions": len(times), "mean_s": statistics.fmean(times), "max_s": times_sorted[-1],
+                       "net": what, "filters": "12 within 0.24 for 1-ply, 6 within 0.12 for 2-ply",
+                       "sample": "consecutive pubeval self-play turns with a choice, cache kept across turns"}}
+    reference = gnubg_external_rate(positions[:reference_decisions], dice[:reference_decisions], plies=2)
+    if reference is None:
+        result["ply2"]["reference_gnubg"] = "skipped: GNU Backgammon not installed (apt-get install gnubg)"
+    else:
+        # ours on exactly the reference's positions, with a cold cache as gnubg's server starts
+        agent.clear_cache()
+        start = time.perf_counter()
+        for board, (d1, d2) in zip(positions[:reference_decisions], dice[:reference_decisions]):
+            agent.choose_move(board, int(d1), int(d2))
+        ours = min(reference_decisions, len(positions)) / (time.perf_counter() - start)
+        result["ply2"]["reference_gnubg"] = reference
+        result["ply2"]["ours_on_reference_positions_per_s"] = ours
+        result["ply2"]["ratio_vs_gnubg_2ply"] = ours / reference["decisions_per_s"]
+    return result
+
+
+def board_line(board: np.ndarray, d1: int, d2: int) -> str:
+    """A FIBS board line of ``board`` (side on roll in row 0) with its roll, as gnubg's
+    move server reads it."""
+    from engine.position import Position
+    from fibsbot.protocol.board import format_board_line
+
+    return format_board_line(Position(board), we_are_on_roll=True, opponent="gnubg", match_length=0,
+                             player_dice=(d1, d2))
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def gnubg_move_server(plies: int):
+    """GNU Backgammon's ``external`` move server at ``plies``, as a function from a
+    board line to gnubg's answer line; None where gnubg is missing or does not listen."""
+    if not (GNUBG.is_file() and os.access(GNUBG, os.X_OK)):
+        yield None
+        return
+    port = _free_port()
+    with tempfile.TemporaryDirectory() as tmp:
+        script = Path(tmp) / "serve.txt"
+        script.write_text(f"set evaluation chequerplay evaluation plies {plies}\n"
+                          f"set evaluation cubedecision evaluation plies {plies}\n"
+                          f"external localhost:{port}\n")
+        proc = subprocess.Popen([str(GNUBG), "-t", "-q", "-r", "-c", str(script)], stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, "HOME": tmp})
+        try:
+            sock = _connect(port)
+            if sock is None:
+                yield None
+                return
+            with sock, sock.makefile("rb") as reader:
+                def ask(line: str) -> str:
+                    sock.sendall((line + "\n").encode())
+                    return reader.readline().decode().strip()
+
+                yield ask
+        finally:
+            proc.kill()
+            proc.wait()
+
+
+def gnubg_external_rate(positions: np.ndarray, dice: np.ndarray, plies: int) -> dict | None:
+    """Decisions per second of gnubg's move server at ``plies`` on our positions."""
+    lines = [board_line(b, int(d[0]), int(d[1])) for b, d in zip(positions, dice)]
+    with gnubg_move_server(plies) as ask:
+        if ask is None:
+            return None
+        ask(lines[0])  # warm up: nets and caches load
+        start = time.perf_counter()
+        for line in lines:
+            ask(line)
+        elapsed = time.perf_counter() - start
+    return {"decisions_per_s": len(lines) / elapsed, "decisions": len(lines),
+            "note": f"gnubg 'external' move server at {plies}-ply, same positions, one request at a time"}
+
+
+def _connect(port: int, timeout: float = 20.0) -> socket.socket | None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            return socket.create_connection(("127.0.0.1", port), timeout=120)
+        except OSError:
+            time.sleep(0.1)
+    return None
+
+
+register_benchmark("ply0", bench_ply0)
+register_benchmark("ply2", bench_ply2)

@@ -1,0 +1,185 @@
+"""`fibsbot bench`: speed of the engine's hot paths, measured on one core.
+
+Each benchmark returns its JSON keys plus the sample it measured; the command
+repeats each timing and reports the median with the spread, so a figure in the
+README can be reproduced and compared against a reference measured in the same run.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from typing import Callable
+
+import numpy as np
+from numba import njit
+
+from engine.dice import game_seed, opening_roll, roll
+from engine.game import initial_board, kernel_duel
+from engine.moves import MoveBuffers, generate_moves
+from engine.players import PubevalPlayer
+from engine.pubeval import pubeval_choose, pubeval_weights
+
+
+@njit(cache=True)
+def _collect_positions(weights, seed, games, boards, steps, table_key, table_stamp, stamp, stack):
+    """Positions and rolls met in pubeval self-play: the 'positions from real games'."""
+    out_boards = np.zeros((games * 120, 2, 25), dtype=np.int8)
+    out_dice = np.zeros((games * 120, 2), dtype=np.int64)
+    count = 0
+    for g in range(games):
+        s = game_seed(seed, g)
+        board = initial_board()
+        d0, d1 = opening_roll(s)
+        for turn in range(1000):
+            if turn > 0:
+                d0, d1 = roll(s, turn)
+            if count < out_boards.shape[0]:
+                out_boards[count] = board
+                out_dice[count, 0] = d0
+                out_dice[count, 1] = d1
+                count += 1
+            n = generate_moves(board, d0, d1, boards, steps, table_key, table_stamp, stamp, stack)
+            best = pubeval_choose(weights, board, n, boards) if n > 1 else 0
+            if boards[best, 0].sum() == 0:
+                break
+            for i in range(25):
+                board[0, i] = boards[best, 1, i]
+                board[1, i] = boards[best, 0, i]
+    return out_boards[:count], out_dice[:count]
+
+
+@njit(cache=True)
+def _generate_all(positions, dice, boards, steps, table_key, table_stamp, stamp, stack):
+    total = 0
+    for i in range(positions.shape[0]):
+        total += generate_moves(positions[i], dice[i, 0], dice[i, 1], boards, steps, table_key,
+                                table_stamp, stamp, stack)
+    return total
+
+
+def real_game_positions(games: int = 500, seed: int = 2024) -> tuple[np.ndarray, np.ndarray]:
+    buffers = MoveBuffers()
+    return _collect_positions(pubeval_weights(), seed, games, *buffers.args())
+
+
+def _timed(fn: Callable[[], object], repeats: int) -> list[float]:
+    fn()  # compile and warm caches outside the timing
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def _rate(count: int, times: list[float]) -> dict:
+    rates = sorted(count / t for t in times)
+    return {"median": statistics.median(rates), "min": rates[0], "max": rates[-1],
+            "repeats": len(rates)}
+
+
+def bench_movegen(repeats: int = 5) -> dict:
+    positions, dice = real_game_positions()
+    buffers = MoveBuffers()
+    results = _generate_all(positions, dice, *buffers.args())
+    rate = _rate(len(positions), _timed(lambda: _generate_all(positions, dice, *buffers.args()), repeats))
+    return {
+        "movegen_positions_per_s": rate["median"],
+        "movegen": {**rate, "positions": len(positions), "mean_results": results / len(positions),
+                    "sample": "positions and rolls of 500 pubeval self-play games"},
+    }
+
+
+def bench_pubeval_games(games: int = 4000, repeats: int = 3) -> dict:
+    player = PubevalPlayer()
+    buffers = MoveBuffers()
+    fn, params = player.kernel
+
+    def run():
+        kernel_duel(fn, params, fn, params, 7, 0, games // 2, *buffers.args())
+
+    rate = _rate(games, _timed(run, repeats))
+    return {"pubeval_games_per_s": rate["median"], "pubeval_games": {**rate, "games": games}}
+
+
+def shipped_net_evaluator():
+    """The default net when shipped; else a fresh net of the shipped size (speed does
+    not depend on the weights)."""
+    from engine.evaluator import Evaluator
+    from engine.net import Net
+    from nets.player import resolve_net_path
+
+    try:
+        return Evaluator.load(resolve_net_path("default")), "shipped default net"
+    except ValueError:
+        return Evaluator(Net.create("gnubg5", "contact", 128), Net.create("gnubg5", "race", 64)), \
+            "untrained net of the shipped size (gnubg5, contact encoding, 128 hidden)"
+
+
+def _gnubg_nn_rate(positions: np.ndarray, limit: int = 20000) -> dict | None:
+    """The reference: gnubg's own nets in-process (gnubg-nn), same positions, 0-ply."""
+    try:
+        import gnubg_nn
+    except ImportError:
+        return None
+    sample = [[list(map(int, b[1])), list(map(int, b[0]))] for b in positions[:limit]]
+    for board in sample[:100]:
+        gnubg_nn.probabilities(board, 0)
+    start = time.perf_counter()
+    for board in sample:
+        gnubg_nn.probabilities(board, 0)
+    elapsed = time.perf_counter() - start
+    return {"positions_per_s": len(sample) / elapsed, "positions": len(sample),
+            "note": "gnubg-nn probabilities(board, 0), one Python call per position"}
+
+
+def bench_eval(repeats: int = 5) -> dict:
+    from engine.net import evaluate_boards
+
+    evaluator, what = shipped_net_evaluator()
+    net = evaluator.contact
+    positions, _ = real_game_positions()
+    out = np.zeros((len(positions), 5), dtype=np.float32)
+    args = net.arrays()
+    rate = _rate(len(positions), _timed(lambda: evaluate_boards(*args, positions, len(positions), out), repeats))
+    result = {"eval_positions_per_s": rate["median"],
+              "eval": {**rate, "positions": len(positions), "net": what,
+                       "size": f"{net.W1.shape[0]}-{net.hidden}-{net.W2.shape[1]}"}}
+    reference = _gnubg_nn_rate(positions)
+    if reference:
+        result["eval"]["reference_gnubg_nn"] = reference
+        result["eval"]["ratio_vs_gnubg_nn"] = rate["median"] / reference["positions_per_s"]
+    return result
+
+
+def bench_td(games: int = 2000, repeats: int = 3) -> dict:
+    """TD self-play training speed of the Benchmark 1 net (80 hidden, 3 outputs)."""
+    import tempfile
+
+    from nets.train.td import TDConfig, TDTrainer
+
+    with tempfile.TemporaryDirectory() as tmp:
+        trainer = TDTrainer(tmp, TDConfig(arch="tesauro3", encoding="tesauro", hidden=80))
+        rate = _rate(games, _timed(lambda: trainer.train_chunk(games), repeats))
+    return {"td_games_per_s": rate["median"], "td": {**rate, "games": games, "net": "tesauro3 196-80-3, lambda 0"}}
+
+
+BENCHMARKS: dict[str, Callable[[], dict]] = {
+    "movegen": bench_movegen,
+    "pubeval": bench_pubeval_games,
+    "eval": bench_eval,
+    "td": bench_td,
+}
+
+
+def register_benchmark(name: str, fn: Callable[[], dict]) -> None:
+    BENCHMARKS[name] = fn
+
+
+def run_benchmarks(names: list[str] | None = None) -> dict:
+    """Run the named benchmarks (all by default) and merge their keys."""
+    out: dict = {}
+    for name in names or list(BENCHMARKS):
+        out.update(BENCHMARKS[name]())
+    return out

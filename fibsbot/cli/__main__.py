@@ -1,0 +1,5 @@
+import sys
+
+from fibsbot.cli.app import main
+
+sys.exit(main())

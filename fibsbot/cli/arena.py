@@ -1,0 +1,69 @@
+"""`fibsbot arena`: whole matches against a sparring bot through the real protocol."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+
+from fibsbot.cli.registry import UserError, command
+
+
+def _setup(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--length", type=int, default=3, help="match length in points (default 3)")
+    p.add_argument("--matches", type=int, default=1, help="matches to play (default 1)")
+    p.add_argument("--opponent", default="pubeval",
+                   help="sparring bot: pubeval (its moves, our 0-ply cube) or net:NAME@PLY")
+    p.add_argument("--ply", type=int, default=2, choices=[0, 1, 2], help="our search depth (default 2)")
+    p.add_argument("--net", default="default", help="our net (default: the shipped one)")
+    p.add_argument("--data-dir", help="where matches/, log/ and queue.sqlite go (default: the user's data dir)")
+    p.add_argument("--seed", type=int, default=None, help="server dice seed (default: random)")
+    p.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    p.add_argument("--chaos", action="store_true",
+                   help="fault test: run the daemon as its own process and, at random moments, drop its "
+                        "connection, SIGKILL and restart it, and make the opponent log out as it wins; "
+                        "then check every match file against the server's record (needs gnubg)")
+    p.add_argument("--fault-rate", type=float, default=0.5,
+                   help="with --chaos: the chance of a fault at each random moment (default 0.5)")
+
+
+@command("arena", "play matches against a sparring bot on a local FIBS-style server, with full records")(_setup)
+def _arena(args: argparse.Namespace) -> int:
+    from engine.players import PlayerSpecError
+    from fibsbot.arena.play import print_result, run_arena
+
+    if args.length < 1 or args.matches < 1:
+        raise UserError("--length and --matches must be at least 1")
+
+    def progress(text: str) -> None:
+        print(text, file=sys.stderr, flush=True)
+
+    if args.chaos:
+        return _chaos(args, progress)
+    try:
+        result = asyncio.run(run_arena(args.length, args.matches, args.opponent, args.ply, args.net,
+                                       args.data_dir, args.seed, None if args.json else progress))
+    except PlayerSpecError as exc:
+        raise UserError(str(exc)) from exc
+    if args.json:
+        print(json.dumps(result.as_dict()))
+    else:
+        print_result(result)
+    return 0 if result.stuck == 0 else 1
+
+
+def _chaos(args: argparse.Namespace, progress) -> int:
+    from fibsbot.arena.chaos import print_chaos, run_chaos
+
+    if not 0.0 <= args.fault_rate <= 1.0:
+        raise UserError("--fault-rate must be between 0 and 1")
+    result = asyncio.run(run_chaos(args.matches, args.length, args.data_dir, args.seed, args.ply, args.fault_rate,
+                                   None if args.json else progress))  # fmt: skip
+    if args.json:
+        print(json.dumps(result.as_dict()))
+    else:
+        print_chaos(result)
+    a = result.audit
+    clean = not (result.stuck or a.moves_lost or a.moves_wrong or a.queue_rows_dangling or result.observer_failures)
+    return 0 if clean and not a.problems else 1

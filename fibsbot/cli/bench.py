@@ -1,0 +1,38 @@
+"""`fibsbot bench`: the engine's speed on one core (``fibsbot.bench``)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from fibsbot.cli.registry import UserError, command
+
+
+def _add_bench_args(p: argparse.ArgumentParser) -> None:
+    # names are checked when the command runs: listing them here would load numba for every command
+    p.add_argument("--only", nargs="*", metavar="NAME", help="run only these benchmarks")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+@command("bench", "measure the engine's speed on one core (move generation, self-play, ...)")(_add_bench_args)
+def _bench(args: argparse.Namespace) -> int:
+    import fibsbot.bench.rollout  # noqa: F401  registers the rollout benchmark
+    import fibsbot.bench.search  # noqa: F401  registers the search benchmarks
+    import fibsbot.bench.start  # noqa: F401  registers the first-start benchmark
+    from fibsbot.bench.speed import BENCHMARKS, run_benchmarks
+
+    unknown = sorted(set(args.only or ()) - set(BENCHMARKS))
+    if unknown:
+        raise UserError(f"unknown benchmark {', '.join(unknown)}; known: {', '.join(sorted(BENCHMARKS))}")
+    results = run_benchmarks(args.only)
+    if args.json:
+        print(json.dumps(results))
+        return 0
+    for key, value in results.items():
+        if isinstance(value, float):
+            print(f"{key:32s} {value:>14,.1f}" if value >= 100 else f"{key:32s} {value:>14.4g}")
+        elif isinstance(value, dict):
+            details = ", ".join((f"{k}={v:,.0f}" if abs(v) >= 100 else f"{k}={v:.4g}") if isinstance(v, float)
+                                else f"{k}={v}" for k, v in value.items())
+            print(f"  {key}: {details}")
+    return 0

@@ -1,0 +1,54 @@
+"""`fibsbot hint`: the engine's analysis of one position, or of a batch of them."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from fibsbot.cli.registry import UserError, command
+
+
+def _setup(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--position-id", help="gnubg Position ID, the player on roll in front")
+    p.add_argument("--match-id", help="gnubg Match ID (score, cube, dice); money play without it")
+    p.add_argument("--xgid", help="an XGID instead of the two IDs")
+    p.add_argument("--dice", nargs=2, type=int, metavar=("D1", "D2"), help="the roll; without it, the cube decision")
+    p.add_argument("--ply", type=int, default=2, choices=[0, 1, 2], help="search depth (default 2)")
+    p.add_argument("--net", default="default", help="net name or path (default: the shipped net)")
+    p.add_argument("--limit", type=int, default=None, help="show at most this many moves")
+    p.add_argument("--json", action="store_true", help="one JSON object per answer")
+    p.add_argument("--batch", metavar="FILE",
+                   help="lines 'POSITION_ID [MATCH_ID] [D1 D2]' ('-' = stdin); one JSON answer per line")
+
+
+@command("hint", "rank the moves of a roll, or give the cube decision, like gnubg's hint")(_setup)
+def _hint(args: argparse.Namespace) -> int:
+    from engine.players import PlayerSpecError
+    from fibsbot.hint import HintError, format_text, hint, parse_batch_line, parse_request
+    from nets.player import load_agent
+
+    try:
+        agent = load_agent(f"net:{args.net}@{args.ply}")
+    except PlayerSpecError as exc:
+        raise UserError(str(exc)) from exc
+    if args.batch:
+        stream = sys.stdin if args.batch == "-" else open(args.batch, encoding="utf-8")
+        with stream:
+            for lineno, line in enumerate(stream, 1):
+                if not line.strip():
+                    continue
+                try:
+                    answer = hint(agent, parse_batch_line(line), args.limit)
+                except HintError as exc:
+                    answer = {"error": f"line {lineno}: {exc}"}
+                answer["request"] = line.strip()
+                print(json.dumps(answer), flush=True)
+        return 0
+    try:
+        request = parse_request(args.position_id, args.match_id, args.xgid, tuple(args.dice) if args.dice else None)
+    except HintError as exc:
+        raise UserError(str(exc)) from exc
+    answer = hint(agent, request, args.limit)
+    print(json.dumps(answer) if args.json else format_text(answer))
+    return 0

@@ -1,0 +1,61 @@
+"""Supervised training of a net pair on harvested labels (``fibsbot train fit``).
+
+The contact net may first be grown (``nets.train.expand``: a richer encoding, more
+hidden units) so that training starts from everything the old net knew.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from engine.net import Net
+from nets.train.expand import grow
+from nets.train.supervised import fit, split_by_net
+
+
+@dataclass
+class FitSettings:
+    encoding: str | None = None  # the contact net's encoding; None keeps it
+    hidden: int | None = None  # the contact net's hidden units; None keeps them
+    epochs: int = 20
+    lr: float = 0.01
+    lr_decay: float = 0.9
+    patience: int = 3
+    seed: int = 1
+    train_race: bool = True
+    optimizer: str = "sgd"
+    batch: int = 128
+
+    def as_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+@dataclass
+class FitResult:
+    contact: Net
+    race: Net | None
+    positions: dict = field(default_factory=dict)
+    reports: dict = field(default_factory=dict)
+
+
+def fit_pair(contact: Net, race: Net | None, boards: np.ndarray, labels: np.ndarray, settings: FitSettings,
+             progress=None) -> FitResult:
+    """Copies of ``contact`` (grown as asked) and ``race`` trained on their share of
+    (boards, labels); the inputs are left untouched."""
+    contact = grow(contact, settings.encoding, settings.hidden, seed=settings.seed)
+    race = race.copy() if race is not None else None
+    if race is not None:  # the figures on the card were measured on other weights
+        race.card.pop("strength", None)
+    parts = split_by_net(boards, labels)
+    result = FitResult(contact, race, {role: len(part[0]) for role, part in parts.items()})
+    for role, net in (("contact", contact), ("race", race if settings.train_race else None)):
+        if net is None or len(parts[role][0]) < 50:
+            continue
+        report = fit(net, *parts[role], epochs=settings.epochs, lr=settings.lr, lr_decay=settings.lr_decay,
+                     patience=settings.patience, seed=settings.seed,
+                     optimizer=settings.optimizer, batch=settings.batch,
+                     progress=(lambda e, tr, te, r=role: progress(r, e, tr, te)) if progress else None)
+        result.reports[role] = report.as_dict()
+    return result
