@@ -51,6 +51,27 @@ def _bearoff_probs(ctx, board, probs):
     probs[4] = 0.0
 
 
+@njit(cache=True)
+def _won(cand, probs):
+    """The mover's probabilities after a move that bore off its last checker."""
+    pts = mover_win_points(cand)
+    probs[0] = 1.0
+    probs[1] = 1.0 if pts >= 2 else 0.0
+    probs[2] = 1.0 if pts >= 3 else 0.0
+    probs[3] = 0.0
+    probs[4] = 0.0
+
+
+@njit(cache=True)
+def invert_probs(src, out):
+    """The other side's five probabilities (``out`` may be ``src`` itself)."""
+    win, wg, wbg, lg, lbg = src[0], src[1], src[2], src[3], src[4]
+    out[0] = 1.0 - win
+    out[1] = lg
+    out[2] = lbg
+    out[3] = wg
+    out[4] = wbg
+
 
 @njit(cache=True)
 def _gather(boards, n, cls, which, dest, index):
@@ -78,19 +99,14 @@ def static_set(ctx, boards, n, out):
     p = np.empty(5, np.float32)
     for i in range(n):
         if boards[i, 0].sum() == 0:
-            pts = mover_win_points(boards[i])
-            out[i, 0] = 1.0
-            out[i, 1] = 1.0 if pts >= 2 else 0.0
-            out[i, 2] = 1.0 if pts >= 3 else 0.0
-            out[i, 3] = 0.0
-            out[i, 4] = 0.0
+            _won(boards[i], out[i])
             cls[i] = 2
         elif _in_home(boards[i, 0]) and _in_home(boards[i, 1]):
             for s in range(2):
                 for k in range(25):
                     flipped[s, k] = boards[i, 1 - s, k]
             _bearoff_probs(ctx, flipped, p)
-            _mover_view(p, out[i])
+            invert_probs(p, out[i])
             cls[i] = 2
         elif use_race and not board_has_contact(boards[i]):
             cls[i] = 1
@@ -103,14 +119,4 @@ def static_set(ctx, boards, n, out):
         else:
             evaluate_replies(nets[6], nets[7], nets[8], nets[9], nets[10], nets[11], dest, count, ctx[14], opp)
         for c in range(count):
-            _mover_view(opp[c], out[index[c]])
-
-
-@njit(cache=True)
-def _mover_view(opp, out):
-    """The mover's five probabilities from those of the side to roll after it."""
-    out[0] = 1.0 - opp[0]
-    out[1] = opp[3]
-    out[2] = opp[4]
-    out[3] = opp[1]
-    out[4] = opp[2]
+            invert_probs(opp[c], out[index[c]])

@@ -32,10 +32,9 @@ from engine.evaluator import evaluate_pair
 from engine.incremental import evaluate_replies, make_reply_scratch
 from engine.moves import MAX_RESULTS
 from engine.dice import DISTINCT_ROLLS as ROLLS
-from engine.eval_sets import _bearoff_probs, _in_home, static_set
+from engine.eval_sets import _bearoff_probs, _in_home, _won, invert_probs, static_set
 from engine.dice import ROLL_WEIGHTS
 from engine.game import flip_into as _flip
-from engine.game import mover_win_points
 from engine.moves import generate_moves
 from engine.net import equity_of
 
@@ -112,27 +111,6 @@ def evaluate0(ctx, board, probs):
     keys[slot, 1] = marked
     for j in range(5):
         values[slot, j] = probs[j]
-
-
-@njit(cache=True)
-def _won(cand, probs):
-    pts = mover_win_points(cand)
-    probs[0] = 1.0
-    probs[1] = 1.0 if pts >= 2 else 0.0
-    probs[2] = 1.0 if pts >= 3 else 0.0
-    probs[3] = 0.0
-    probs[4] = 0.0
-
-
-@njit(cache=True)
-def invert_probs(src, out):
-    """The other side's five probabilities (``out`` may be ``src`` itself)."""
-    win, wg, wbg, lg, lbg = src[0], src[1], src[2], src[3], src[4]
-    out[0] = 1.0 - win
-    out[1] = lg
-    out[2] = lbg
-    out[3] = wg
-    out[4] = wbg
 
 
 @njit(cache=True)
