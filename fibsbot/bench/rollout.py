@@ -69,10 +69,11 @@ def gnubg_rollout_rate(boards: np.ndarray, games: int, timeout: float = 1800) ->
 def bench_rollout(positions: int = 8, games: int = 144, reference_games: int = 144) -> dict:
     """Games per second of ``rollout_position`` at 0-ply on self-play positions."""
     from engine.rollout import rollout_position
+    from fibsbot.bench.speed import BENCH_NET
     from nets.player import load_agent
 
     boards, _ = decision_positions(positions, seed=31)
-    agent = load_agent("net:default", ply=0)
+    agent = load_agent(f"net:{BENCH_NET}", ply=0)
     rollout_position(boards[0], 36, agent=agent)  # compile outside the timing
     start_cpu, start = time.process_time(), time.perf_counter()
     stderrs = [rollout_position(b, games, agent=agent, seed=3).equity_stderr for b in boards]

@@ -103,15 +103,20 @@ def bench_pubeval_games(games: int = 4000, repeats: int = 3) -> dict:
     return {"pubeval_games_per_s": rate["median"], "pubeval_games": {**rate, "games": games}}
 
 
+BENCH_NET = "default"  # the net the search benchmarks time (`fibsbot bench --net`)
+
+
 def shipped_net_evaluator():
-    """The default net when shipped; else a fresh net of the shipped size (speed does
-    not depend on the weights)."""
+    """The default net (or ``BENCH_NET``) when shipped; else a fresh net of the shipped
+    size (speed does not depend on the weights)."""
     from engine.evaluator import Evaluator
     from engine.net import Net
     from nets.player import resolve_net_path
 
     try:
-        return Evaluator.load(resolve_net_path("default")), "shipped default net"
+        path = resolve_net_path(BENCH_NET)
+        what = "shipped default net" if BENCH_NET == "default" else f"net {BENCH_NET}"
+        return Evaluator.load(path), what
     except ValueError:
         return Evaluator(Net.create("gnubg5", "contact", 128), Net.create("gnubg5", "race", 64)), \
             "untrained net of the shipped size (gnubg5, contact encoding, 128 hidden)"

@@ -12,6 +12,7 @@ def _add_bench_args(p: argparse.ArgumentParser) -> None:
     # names are checked when the command runs: listing them here would load numba for every command
     p.add_argument("--only", nargs="*", metavar="NAME", help="run only these benchmarks")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--net", default="default", help="the net the search benchmarks time (default: default)")
 
 
 @command("bench", "measure the engine's speed on one core (move generation, self-play, ...)")(_add_bench_args)
@@ -19,7 +20,10 @@ def _bench(args: argparse.Namespace) -> int:
     import fibsbot.bench.rollout  # noqa: F401  registers the rollout benchmark
     import fibsbot.bench.search  # noqa: F401  registers the search benchmarks
     import fibsbot.bench.start  # noqa: F401  registers the first-start benchmark
+    import fibsbot.bench.speed as speed
     from fibsbot.bench.speed import BENCHMARKS, run_benchmarks
+
+    speed.BENCH_NET = args.net
 
     unknown = sorted(set(args.only or ()) - set(BENCHMARKS))
     if unknown:

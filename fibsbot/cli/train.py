@@ -116,7 +116,8 @@ def _setup(p: argparse.ArgumentParser) -> None:
                                       "epochs, held-out early stop) of a copy of --net on the positions of "
                                       "one or more harvest directories; the contact net may be grown first "
                                       "(--encoding contact2, --hidden H) without changing what it computes.")
-    fitp.add_argument("data", nargs="+", help="harvest directories")
+    fitp.add_argument("data", nargs="+", help="harvest directories or label sets FILE.npz[:KEY] "
+                                              "(e.g. nets/runs/sage-labels/h31-h32.npz:sage1)")
     fitp.add_argument("--net", default="default", help="the net to start from (default: default)")
     fitp.add_argument("--name", required=True, help="name of the result in nets/")
     fitp.add_argument("--encoding", choices=["contact", "contact2"], help="grow the contact net to this encoding")
@@ -129,6 +130,9 @@ def _setup(p: argparse.ArgumentParser) -> None:
                       help="per-position SGD, or mini-batch Adam (use --lr about 0.001)")
     fitp.add_argument("--batch", type=int, default=128, help="Adam's batch size (default 128)")
     fitp.add_argument("--seed", type=int, default=1)
+    fitp.add_argument("--scratch", action="store_true",
+                      help="train a new contact net (--encoding, --hidden) from random weights instead of a grown copy")
+    fitp.add_argument("--contact-only", action="store_true", help="keep --net's race net as it is")
 
 
 @command("train", "train nets: TD self-play (td), 2-ply labels (harvest), labels by any labeller (relabel), "
@@ -294,29 +298,37 @@ def _fit(args: argparse.Namespace) -> int:
     from nets.player import NETS_DIR
     from nets.train.distill import FitSettings, fit_pair
     from nets.train.harvest import harvest_extent, load_harvest
+    from nets.train.label_sets import LabelSetError, is_label_set, label_set_extent, load_label_set
 
     start = Evaluator.load(_net_path(args.net))
-    parts = [load_harvest(d) for d in args.data]
+    try:
+        parts = [load_label_set(d) if is_label_set(d) else load_harvest(d) for d in args.data]
+        extents = [label_set_extent(d) if is_label_set(d) else harvest_extent(d) for d in args.data]
+    except LabelSetError as exc:
+        raise UserError(str(exc)) from None
     boards = np.concatenate([b for b, _ in parts])
     labels = np.concatenate([lab for _, lab in parts])
     if len(boards) < 100:
         raise UserError(f"only {len(boards)} labelled positions in {', '.join(args.data)}; harvest more first")
     settings = FitSettings(encoding=args.encoding, hidden=args.hidden, epochs=args.epochs, lr=args.lr,
                            lr_decay=args.lr_decay, patience=args.patience, seed=args.seed,
-                           optimizer=args.optimizer, batch=args.batch)
+                           optimizer=args.optimizer, batch=args.batch, scratch=args.scratch,
+                           train_race=not args.contact_only)
     result = fit_pair(start.contact, start.race, boards, labels, settings,
                       progress=lambda role, e, tr, te: print(f"{role} epoch {e}: train {tr:.5f} held-out {te:.5f}",
                                                              flush=True))
     card = {"name": args.name, "training": {
-        "method": "supervised on the search labels (1- or 2-ply, see data) of harvested self-play candidates "
-                  "(fibsbot train fit)",
-        "start": args.net, "data": [harvest_extent(d) for d in args.data], "positions": result.positions,
+        "method": "supervised on the labels of the data (a harvest's own search labels, or a label set's "
+                  "labeller: see data) of self-play candidates (fibsbot train fit)",
+        "start": args.net, "data": extents, "positions": result.positions,
         **settings.as_dict(),
         "fit": {role: {k: r[k] for k in ("epochs", "best_epoch", "held_out_loss")}
                 for role, r in result.reports.items()}}}
     result.contact.save(NETS_DIR / f"{args.name}.npz", role="contact", **card)
     if result.race is not None:
-        result.race.save(NETS_DIR / f"{args.name}.race.npz", role="race", **card)
+        # a race net kept as it was keeps its own card: its training is that of --net's
+        race_card = card if "race" in result.reports else {"name": args.name, "kept_from": args.net}
+        result.race.save(NETS_DIR / f"{args.name}.race.npz", role="race", **race_card)
     print(f"wrote {NETS_DIR / args.name}.npz ({result.positions}); measure it with "
           f"fibsbot duel --a net:{args.name} --b pubeval --games 20000 --seed 2026")
     return 0

@@ -1,7 +1,9 @@
 """Supervised training of a net pair on harvested labels (``fibsbot train fit``).
 
 The contact net may first be grown (``nets.train.expand``: a richer encoding, more
-hidden units) so that training starts from everything the old net knew.
+hidden units) so that training starts from everything the old net knew, or start
+from random weights (``scratch``): a grown net keeps the old net's hidden units where
+they were, which held a 400-unit net back when the old one had 128.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from engine.encode import input_size
 from engine.net import Net
 from nets.train.expand import grow
 from nets.train.supervised import fit, split_by_net
@@ -27,9 +30,25 @@ class FitSettings:
     train_race: bool = True
     optimizer: str = "sgd"
     batch: int = 128
+    scratch: bool = False  # a new contact net of `encoding` x `hidden` instead of a grown copy
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
+
+
+# board inputs are mostly zero: about this many are non-zero in a contact position,
+# so a first-layer weight of this spread gives sums of about unit size
+ACTIVE_INPUTS = 30
+
+
+def fresh_net(encoding: str, hidden: int, seed: int) -> Net:
+    """An untrained five-output net, first-layer weights scaled to the inputs that are
+    usually non-zero, the output layer to the hidden layer's width."""
+    rng = np.random.default_rng(seed)
+    n_in = input_size(encoding)
+    W1 = rng.normal(0.0, 1.0 / np.sqrt(ACTIVE_INPUTS), (n_in, hidden)).astype(np.float32)
+    W2 = rng.normal(0.0, 1.0 / np.sqrt(hidden), (hidden, 5)).astype(np.float32)
+    return Net("gnubg5", encoding, W1, np.zeros(hidden, np.float32), W2, np.zeros(5, np.float32), {})
 
 
 @dataclass
@@ -44,7 +63,10 @@ def fit_pair(contact: Net, race: Net | None, boards: np.ndarray, labels: np.ndar
              progress=None) -> FitResult:
     """Copies of ``contact`` (grown as asked) and ``race`` trained on their share of
     (boards, labels); the inputs are left untouched."""
-    contact = grow(contact, settings.encoding, settings.hidden, seed=settings.seed)
+    if settings.scratch:
+        contact = fresh_net(settings.encoding or contact.encoding, settings.hidden or contact.hidden, settings.seed)
+    else:
+        contact = grow(contact, settings.encoding, settings.hidden, seed=settings.seed)
     race = race.copy() if race is not None else None
     if race is not None:  # the figures on the card were measured on other weights
         race.card.pop("strength", None)
