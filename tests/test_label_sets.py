@@ -30,6 +30,9 @@ def test_a_label_set_gives_its_boards_and_the_labels_named(tmp_path, labelled):
     assert np.array_equal(got_boards, boards) and got.dtype == np.float32
     assert np.allclose(got, labels, atol=1e-3)  # stored as float16
     assert np.allclose(load_label_set(f"{tmp_path / 'two.npz'}:sage2")[1], 1 - labels, atol=1e-3)
+    mean = load_label_set(f"{tmp_path / 'two.npz'}:sage1+sage2")[1]
+    assert np.allclose(mean, 0.5, atol=1e-3)
+    assert label_set_extent(f"{tmp_path / 'two.npz'}:sage1+sage2")["labeller"].startswith("mean of bgsage@1")
     extent = label_set_extent(f"{tmp_path / 'two.npz'}:sage2")
     assert extent["labeller"].startswith("bgsage@2") and extent["positions"] == len(boards)
     assert extent["sources"] == ["test games"]

@@ -15,6 +15,7 @@ from fibsbot.arena.play import run_arena
 from fibsbot.records.queue import Disagreement, TrainingQueue
 from nets.player import load_agent
 from nets.store import NetStore
+from nets.train.dances import dance_positions
 from nets.train.retrain import RetrainConfig, TrainingSet, queue_positions, retrain
 
 
@@ -73,6 +74,10 @@ async def test_retrain_on_arena_play_measures_and_gates(tmp_path):
     with TrainingQueue(data / "queue.sqlite") as queue:
         assert queue.count(labelled=True) == (report.queue_rows if report.promoted else 0)
     assert (data / "training" / "set.npz").exists() and (data / "training" / "last_report.json").exists()
+    # the positions after a dance, which no decision of ours shows, are learned too
+    training = TrainingSet(data / "training" / "set.npz")
+    after_dances = dance_positions(training.boards)
+    assert len(after_dances) > 0 and len(training.unseen(list(after_dances))) == 0
 
 
 async def test_retrain_labels_with_the_labeller_it_is_given(tmp_path):

@@ -3,7 +3,8 @@
 ``FILE.npz`` holds ``boards`` (int8, N x 2 x 25, side on roll in row 0) and one
 float16 array of five probabilities per labeller (``sage1`` = Open Sage 1-ply, ...),
 plus ``sources`` saying where the positions came from.  ``FILE.npz:KEY`` picks a
-labeller; a file with only one label array needs no key.
+labeller, ``FILE.npz:KEY+KEY`` the mean of several (an odd and an even ply together
+cancel most of the odd ply's optimism); a file with only one label array needs no key.
 """
 
 from __future__ import annotations
@@ -39,9 +40,12 @@ def load_label_set(spec: str) -> tuple[np.ndarray, np.ndarray]:
             if len(keys) != 1:
                 raise LabelSetError(f"{path} holds labels {', '.join(keys)}: name one as {path}:KEY")
             key = keys[0]
-        if key not in keys:
-            raise LabelSetError(f"{path} has no labels {key!r}; it has {', '.join(keys)}")
-        return data["boards"].astype(np.int8), data[key].astype(np.float32)
+        parts = key.split("+")
+        for part in parts:
+            if part not in keys:
+                raise LabelSetError(f"{path} has no labels {part!r}; it has {', '.join(keys)}")
+        labels = sum(data[part].astype(np.float32) for part in parts) / len(parts)
+        return data["boards"].astype(np.int8), labels.astype(np.float32)
 
 
 def label_set_extent(spec: str) -> dict:
@@ -57,6 +61,8 @@ def label_set_extent(spec: str) -> dict:
 
 def labeller_of(key: str) -> str:
     """The labeller spec a label array's key stands for (``sage2`` -> ``bgsage@2``)."""
+    if "+" in key:
+        return "mean of " + " and ".join(labeller_of(part) for part in key.split("+"))
     if key.startswith("sage") and key[4:].isdigit():
         return f"bgsage@{key[4:]} (Open Sage {key[4:]}-ply; its 1-ply is gnubg's 0-ply depth)"
     return key

@@ -3,7 +3,9 @@
 1. Collect positions: every queued disagreement (the position, and the results of
    both the 0-ply and the searched choice, with the opponent to roll: exactly the
    pairs the net ranked wrongly), optionally the decisions of logged matches, and
-   fresh self-play positions so that the net does not forget the rest of the game.
+   fresh self-play positions so that the net does not forget the rest of the game;
+   and the positions after a dance of each (``nets.train.dances``), which no harvest
+   of decisions holds and every cube decision after a dance asks about.
 2. Label them by a labeller (``nets.train.labellers``: the incumbent's n-ply search, 2-ply
    by default, or rollouts, or an external engine) and add them to the training set
    kept in ``DATA/training/set.npz`` (deduplicated by position).
@@ -32,6 +34,7 @@ from engine.moves import apply_steps
 from engine.notation import parse_gnubg
 from nets.player import load_agent
 from nets.store import NetStore
+from nets.train.dances import dance_positions
 from nets.train.labellers import parse_labeller
 from nets.train.labels import label_parallel, selfplay_positions
 from nets.train.supervised import fit, split_by_net
@@ -198,6 +201,8 @@ def retrain(config: RetrainConfig, progress=print,
     report.queue_rows = len(rows)
     boards = queue_positions(rows) + log_positions(config.data_dir / "log")
     boards += list(selfplay_positions(incumbent, config.selfplay_games, seed=config.seed))
+    if boards:
+        boards += list(dance_positions(np.stack(boards)))
     training = TrainingSet(config.data_dir / "training" / "set.npz")
     fresh = training.unseen(boards)
     labeller = config.labeller or f"{spec}@{config.label_ply}"
