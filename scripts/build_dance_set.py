@@ -1,9 +1,9 @@
 """Build a label set of positions after a dance (``nets.train.dances``) from committed
 label sets, labelled by any labeller spec; the result is a label set ``train fit`` reads.
 
-    python scripts/build_dance_set.py nets/runs/sage-labels/h21-sage1.npz \
+    python scripts/build_dance_set.py nets/runs/sage-labels/h21.npz \
         nets/runs/sage-labels/h31-h32.npz --labeller bgsage@1 --key sage1 \
-        --out nets/runs/sage-labels/dances-sage1.npz
+        --out nets/runs/sage-labels/dances.npz
 """
 
 from __future__ import annotations

@@ -1,0 +1,73 @@
+"""Add a labeller's figures to a committed label set, in resumable chunk files.
+
+    python scripts/relabel_set.py nets/runs/sage-labels/h21.npz --labeller bgsage@2 \
+        --key sage2 --chunks runs/h21-sage2
+
+Each chunk of ``--chunk`` positions is labelled and written atomically to
+``CHUNKS/chunk-NNNNN.npz`` (a rerun skips the chunks already there, so a killed run
+goes on where it stopped); when every chunk is there, the labels are added to the set
+under ``--key`` (float16), the set's ``sources`` saying by whom.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from nets.train.labellers import parse_labeller
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("set", help="a label set (.npz with boards)")
+    p.add_argument("--labeller", required=True, help="labeller spec, e.g. bgsage@2")
+    p.add_argument("--key", required=True, help="name of the new label array, e.g. sage2")
+    p.add_argument("--chunks", required=True, help="directory of the chunk files")
+    p.add_argument("--chunk", type=int, default=10000, help="positions a chunk (default 10000)")
+    p.add_argument("--limit-chunks", type=int, help="stop after this many new chunks")
+    args = p.parse_args(argv)
+    with np.load(args.set) as data:
+        boards = data["boards"]
+    labeller = parse_labeller(args.labeller)
+    labeller.require()
+    folder = Path(args.chunks)
+    folder.mkdir(parents=True, exist_ok=True)
+    count = (len(boards) + args.chunk - 1) // args.chunk
+    done_now = 0
+    for k in range(count):
+        path = folder / f"chunk-{k:05d}.npz"
+        if path.exists():
+            continue
+        if args.limit_chunks is not None and done_now >= args.limit_chunks:
+            break
+        start = time.perf_counter()
+        labels = labeller.label(boards[k * args.chunk:(k + 1) * args.chunk])
+        tmp = path.with_suffix(".tmp.npz")
+        np.savez_compressed(tmp, labels=labels.astype(np.float16), first=k * args.chunk)
+        os.replace(tmp, path)
+        done_now += 1
+        print(f"chunk {k + 1}/{count}: {len(labels)} positions in {time.perf_counter() - start:.0f} s", flush=True)
+    present = sorted(folder.glob("chunk-*[0-9].npz"))
+    if len(present) < count:
+        print(f"{len(present)} of {count} chunks labelled; run again to go on")
+        return 0
+    labels = np.concatenate([np.load(path)["labels"] for path in present])
+    with np.load(args.set) as data:
+        arrays = {k: data[k] for k in data.files}
+    arrays[args.key] = labels
+    arrays["sources"] = np.append(arrays.get("sources", np.array([], str)),
+                                  f"{args.key}: labelled by {args.labeller} (scripts/relabel_set.py)")
+    tmp = Path(args.set).with_suffix(".tmp.npz")
+    np.savez_compressed(tmp, **arrays)
+    os.replace(tmp, args.set)
+    print(f"{len(labels)} labels by {args.labeller} added to {args.set} as {args.key}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
