@@ -100,7 +100,7 @@ class Agent:
         clear_cache(self.ctx)
 
     def searching(self) -> bool:
-        """Whether the search kernels may be used now (once yes, always yes)."""
+        """Whether the compiled kernels may be used now (once yes, always yes)."""
         ready = self.search_ready
         if callable(ready):
             ready = bool(ready())
@@ -110,7 +110,7 @@ class Agent:
 
     @property
     def depth(self) -> int:
-        """The depth the next decision is taken at: ``ply``, or 0 while the search is not ready."""
+        """The depth the next decision is taken at: ``ply``, or 0 while the kernels are not ready."""
         return self.ply if self.ply == 0 or self.searching() else 0
 
     # --- evaluation ----------------------------------------------------------------
@@ -126,8 +126,7 @@ class Agent:
         if ply == 0:
             evaluate_static(self.ctx, board, out)  # the figures of evaluate_at at 0-ply, without its cache
             return out.astype(np.float64)
-        evaluate_at(self.ctx, np.ascontiguousarray(board, dtype=np.int8), ply, self._buf2.args(),
-                    self._buf1.args(), out)
+        evaluate_at(self.ctx, board, ply, self._buf2.args(), self._buf1.args(), out)
         return out.astype(np.float64)
 
     def rank_moves(self, board: np.ndarray, d1: int, d2: int, ply: int | None = None,

@@ -15,18 +15,25 @@ rounding, not bit for bit.
 
 from __future__ import annotations
 
+import threading
 import types
 
 from numba.core.dispatcher import Dispatcher
 
 _FUNCTIONS: dict[int, types.FunctionType] = {}
 _GLOBALS: dict[int, dict] = {}
+_LOCK = threading.RLock()  # agents decide in threads: no one may see a namespace half filled
 
 
 def twin(kernel):
     """The interpreted twin of a numba function (a plain function stays itself)."""
     if not isinstance(kernel, Dispatcher):
         return kernel
+    with _LOCK:  # called once a decision, not once a board: the lock costs nothing
+        return _make(kernel)
+
+
+def _make(kernel):
     found = _FUNCTIONS.get(id(kernel))
     if found is not None:
         return found
@@ -50,5 +57,5 @@ def _namespace(module_globals: dict) -> dict:
     _GLOBALS[id(module_globals)] = namespace  # before filling it: kernels call each other
     for name, value in module_globals.items():
         if isinstance(value, Dispatcher):
-            namespace[name] = twin(value)
+            namespace[name] = _make(value)
     return namespace

@@ -119,3 +119,11 @@ def test_the_real_child_warms_the_search_and_writes_its_figures(tmp_path):
     assert warm.outcome == "warmed"
     figures = json.loads(warm.marker.read_text())
     assert figures["agent"] == "net:default@2" and figures["cpu_s"] > 0 and figures["peak_rss_mb"] > 50
+
+
+def test_start_warmup_hands_a_searching_agent_its_readiness(cache):
+    cache.mkdir(parents=True)
+    marker_path().write_text("{}")
+    agent = load_agent("net:default@2")
+    warm = start_warmup(agent)
+    assert agent.search_ready is warm and warm.outcome == "cached" and agent.depth == 2
