@@ -8,6 +8,7 @@ name the agent player 0.  The agent converts to "side on roll" views internally.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Callable
 
 import numpy as np
 
@@ -15,6 +16,7 @@ from engine.evaluator import Evaluator
 from engine.ids import MatchState
 from engine.moves import MAX_RESULTS, MoveBuffers, generate_moves, steps_to_move
 from engine.search import clear_cache, evaluate_at, make_context, rank_candidates, search_choose
+from engine.static import WON, evaluate_static, probabilities_interpreted, rank_interpreted, rank_static
 
 DEFAULT_FILTERS = (12, 0.24, 6, 0.12)  # 1-ply: 12 within 0.24; 2-ply: 6 within 0.12
 MONEY_WEIGHTS = (1.0, 1.0, 1.0, 1.0)
@@ -56,14 +58,22 @@ class CubeChoice:
 
 
 class Agent:
-    """An evaluator searched to ``ply`` with move filters; one per thread."""
+    """An evaluator searched to ``ply`` with move filters; one per thread.
+
+    ``search_ready`` (a flag, or a callable asked before each decision until it says
+    yes) tells whether the compiled kernels may be used (``fibsbot.warmup`` compiles
+    them elsewhere): while it says no, every decision is taken at 0-ply by
+    ``engine.static``'s interpreted path, which compiles nothing, and the figures say
+    so (``ply`` 0).  A 0-ply decision never needs the search kernels.
+    """
 
     def __init__(self, evaluator: Evaluator, ply: int = 0, filters=DEFAULT_FILTERS, name: str | None = None,
-                 prune: bool = True):
+                 prune: bool = True, search_ready: bool | Callable[[], bool] = True):
         if ply not in (0, 1, 2):
             raise ValueError(f"ply must be 0, 1 or 2, got {ply}")
         self.evaluator = evaluator
         self.ply = ply
+        self.search_ready = search_ready
         self.name = name or f"net:{evaluator.name}@{ply}"
         self.filters = np.array(filters, dtype=np.float64)
         self.ctx = make_context(evaluator, prune=prune)
@@ -89,14 +99,34 @@ class Agent:
     def clear_cache(self) -> None:
         clear_cache(self.ctx)
 
+    def searching(self) -> bool:
+        """Whether the compiled kernels may be used now (once yes, always yes)."""
+        ready = self.search_ready
+        if callable(ready):
+            ready = bool(ready())
+            if ready:
+                self.search_ready = True
+        return bool(ready)
+
+    @property
+    def depth(self) -> int:
+        """The depth the next decision is taken at: ``ply``, or 0 while the kernels are not ready."""
+        return self.ply if self.ply == 0 or self.searching() else 0
+
     # --- evaluation ----------------------------------------------------------------
 
     def probabilities(self, board: np.ndarray, ply: int | None = None) -> np.ndarray:
         """Five probabilities for the side in row 0, which is about to roll."""
-        ply = self.ply if ply is None else ply
+        ply = self.depth if ply is None else ply
         out = np.zeros(5, np.float32)
-        evaluate_at(self.ctx, np.ascontiguousarray(board, dtype=np.int8), ply, self._buf2.args(),
-                    self._buf1.args(), out)
+        board = np.ascontiguousarray(board, dtype=np.int8)
+        if not self.searching():
+            probabilities_interpreted(self.ctx, board, out)
+            return out.astype(np.float64)
+        if ply == 0:
+            evaluate_static(self.ctx, board, out)  # the figures of evaluate_at at 0-ply, without its cache
+            return out.astype(np.float64)
+        evaluate_at(self.ctx, board, ply, self._buf2.args(), self._buf1.args(), out)
         return out.astype(np.float64)
 
     def rank_moves(self, board: np.ndarray, d1: int, d2: int, ply: int | None = None,
@@ -105,30 +135,47 @@ class Agent:
         ply = self.ply if ply is None else ply
         board = np.ascontiguousarray(board, dtype=np.int8)
         n = generate_moves(board, d1, d2, *self._root.args())
+        if not self.searching():
+            return self._ranked_static(n, weights)
         boards = self._root.boards
         rank_candidates(self.ctx, boards, n, ply, self.filters, np.asarray(weights, np.float64),
                         self._buf2.args(), self._buf1.args(), self._equities, self._probs, self._plies)
         plies = np.minimum(self._plies[:n], ply)
         # deepest first, then by equity: a shallow figure never outranks a deeper one
-        won = self._plies[:n] == 99
+        won = self._plies[:n] == WON
         order = sorted(range(n), key=lambda i: (not won[i], -plies[i], -self._equities[i]))
         return [RankedMove(steps_to_move(self._root.steps[i]), boards[i].copy(), float(self._equities[i]),
                            tuple(float(p) for p in self._probs[i]), int(plies[i])) for i in order]
 
+    def _ranked_static(self, n: int, weights) -> list[RankedMove]:
+        """The root buffers' ``n`` results ranked at 0-ply without the search kernels
+        (interpreted, compiling nothing, until ``search_ready``)."""
+        boards = self._root.boards
+        rank = rank_static if self.searching() else rank_interpreted
+        rank(self.ctx, boards, n, np.asarray(weights, np.float64), self._equities, self._probs, self._plies)
+        won = self._plies[:n] == WON
+        order = sorted(range(n), key=lambda i: (not won[i], -self._equities[i]))
+        return [RankedMove(steps_to_move(self._root.steps[i]), boards[i].copy(), float(self._equities[i]),
+                           tuple(float(p) for p in self._probs[i]), 0) for i in order]
+
     # --- decisions -------------------------------------------------------------------
 
     def choose_move(self, board, d1: int, d2: int, state: MatchState | None = None) -> MoveChoice:
+        """The move to play; ``MoveChoice.ply`` is the depth that decided it."""
         weights = gammon_weights(state)
+        if self.depth == 0:
+            board = np.ascontiguousarray(board, dtype=np.int8)
+            ranked = self._ranked_static(generate_moves(board, d1, d2, *self._root.args()), weights)
+            best = ranked[0]
+            return MoveChoice(best.steps, best.board, best.equity, best.probs, 0, best.steps, best.equity,
+                              tuple(ranked))
         ranked = self.rank_moves(board, d1, d2, weights=weights)
         best = ranked[0]
-        if self.ply == 0:
-            ply0_steps, ply0_equity = best.steps, best.equity
-        else:
-            # the root buffers still hold this roll's results: the static choice among them
-            i = rank_candidates(self.ctx, self._root.boards, len(ranked), 0, self.filters,
-                                np.asarray(weights, np.float64), self._buf2.args(), self._buf1.args(),
-                                self._equities, self._probs, self._plies)
-            ply0_steps, ply0_equity = steps_to_move(self._root.steps[i]), float(self._equities[i])
+        # the root buffers still hold this roll's results: the static choice among them
+        i = rank_candidates(self.ctx, self._root.boards, len(ranked), 0, self.filters,
+                            np.asarray(weights, np.float64), self._buf2.args(), self._buf1.args(),
+                            self._equities, self._probs, self._plies)
+        ply0_steps, ply0_equity = steps_to_move(self._root.steps[i]), float(self._equities[i])
         return MoveChoice(best.steps, best.board, best.equity, best.probs, best.ply,
                           ply0_steps, ply0_equity, tuple(ranked))
 

@@ -25,7 +25,8 @@ from engine.game import flip_into
 from engine.moves import MoveBuffers, generate_moves
 from engine.parallel import map_chunks, parallelism, split_range
 from engine.players import install_players, registered_players
-from engine.search import _in_home, _won, evaluate0, invert_probs, rank_candidates
+from engine.eval_sets import _in_home
+from engine.search import _won, evaluate0, invert_probs, rank_candidates
 
 MAX_TURNS = 2000
 

@@ -28,15 +28,15 @@ from numba import njit
 
 from engine.bearoff import load_bearoff_db
 from engine.bearoff_gen import _BINOM
-from engine.evaluator import evaluate_pair
 from engine.incremental import evaluate_replies, make_reply_scratch
 from engine.moves import MAX_RESULTS
 from engine.dice import DISTINCT_ROLLS as ROLLS
-from engine.eval_sets import _bearoff_probs, _in_home, _won, invert_probs, static_set
+from engine.eval_sets import _won, invert_probs, static_set
 from engine.dice import ROLL_WEIGHTS
 from engine.game import flip_into as _flip
 from engine.moves import generate_moves
 from engine.net import equity_of
+from engine.static import evaluate_static, weighted_equity  # noqa: F401  (part of this module's face)
 
 CACHE_BITS = 18
 _OCCUPIED = np.uint64(1) << np.uint64(40)  # marks a used slot; real high key parts are < 2**16
@@ -84,15 +84,6 @@ def position_key(board):
                 bit += 1
             bit += 1
     return lo, hi
-
-
-@njit(cache=True)
-def evaluate_static(ctx, board, probs):
-    """Static probabilities of ``board`` for its side on roll, without the cache."""
-    if _in_home(board[0]) and _in_home(board[1]):
-        _bearoff_probs(ctx, board, probs)
-    else:
-        evaluate_pair(ctx[0], board, ctx[7], ctx[8], ctx[9], probs)
 
 
 @njit(cache=True)
@@ -239,12 +230,6 @@ def value_at(ctx, cand, ply, buf2, buf1, out):
     opp = np.empty(5, np.float32)
     evaluate_at(ctx, flipped, ply, buf2, buf1, opp)
     invert_probs(opp, out)
-
-
-@njit(cache=True)
-def weighted_equity(p, weights):
-    """Equity with gammon and backgammon values (money: all ones)."""
-    return 2.0 * p[0] - 1.0 + weights[0] * p[1] + weights[1] * p[2] - weights[2] * p[3] - weights[3] * p[4]
 
 
 @njit(cache=True)

@@ -70,6 +70,9 @@ class PlaySettings(_Section):
     ply: int = Field(2, ge=0, le=2)
     inactivity_timeout: float = Field(
         600.0, gt=0, description="seconds without any activity in a match before it is dropped to idle")
+    warmup: bool = Field(
+        True, description="at start, compile the search in a background process if it is not compiled yet "
+                          "(fibsbot.warmup), choosing moves at 0-ply until it is ready")
 
     @property
     def agent_spec(self) -> str:

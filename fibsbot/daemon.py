@@ -21,6 +21,7 @@ from fibsbot.protocol.match.outputs import NullObserver
 from fibsbot.records.events import WireLog, configure_logging
 from fibsbot.records.observer import MatchRecords
 from fibsbot.records.queue import TrainingQueue
+from fibsbot.warmup import start_warmup
 from nets.player import load_agent
 from nets.store import NetStore
 
@@ -43,6 +44,7 @@ class NetReloader(NullObserver):
         self.records = records
         self.client = None
         self.version = self.store.current_version()
+        self.search_ready = None  # the start's warm-up, handed to every agent it loads
 
     def agent_spec(self) -> str:
         current = self.store.current_path()
@@ -57,6 +59,8 @@ class NetReloader(NullObserver):
         if version is None or version == self.version:
             return
         agent = load_agent(self.agent_spec())
+        if self.search_ready is not None:
+            agent.search_ready = self.search_ready
         self.client.agent = agent
         self.records.net_version = f"{agent.evaluator.name}:{version}"
         self.version = version
@@ -71,6 +75,7 @@ async def run_daemon(settings: Settings, stop: asyncio.Event | None = None) -> N
                            wire_log=WireLog(log), site=f"{settings.server.host}:{settings.server.port}")
     reloader = NetReloader(settings, records)
     agent = load_agent(reloader.agent_spec())
+    reloader.search_ready = start_warmup(agent, log, enabled=settings.play.warmup)
     records.net_version = f"{agent.evaluator.name}:{reloader.version or 'shipped'}"
     owner = OwnerRecords(settings.data_dir, user)  # status files for `fibsbot status`
     client = bot_client(settings, agent, [reloader, records, owner])

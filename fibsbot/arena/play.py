@@ -34,6 +34,7 @@ from fibsbot.protocol.match.outputs import NullObserver
 from fibsbot.records.events import WireLog, configure_logging
 from fibsbot.records.observer import MatchRecords
 from fibsbot.records.queue import TrainingQueue
+from fibsbot.warmup import start_warmup
 from nets.player import load_agent
 
 BOT, SPARRING, REFEREE = "fibsbot", "sparring", "referee"
@@ -120,7 +121,7 @@ def _opponent_agent(opponent: str):
 
 async def run_arena(length: int = 3, matches: int = 1, opponent: str = "pubeval", ply: int = 2,
                     net: str = "default", data_dir: Path | None = None, seed: int | None = None,
-                    progress: Callable[[str], None] | None = None) -> ArenaResult:
+                    progress: Callable[[str], None] | None = None, warmup: bool = True) -> ArenaResult:
     from fibsbot.config import default_data_dir
     from fibsbot.server.testing import ClipTestClient, run_local_server
 
@@ -133,6 +134,12 @@ async def run_arena(length: int = 3, matches: int = 1, opponent: str = "pubeval"
     logger = structlog.get_logger("fibsbot.arena.play").bind(bot=BOT)
     agent = load_agent(f"net:{net}@{ply}")
     sparring_agent = _opponent_agent(opponent)
+    warming = start_warmup(agent, logger, enabled=warmup)
+    if warming is not None:  # the sparring bot's cube decisions wait for the compiled kernels too
+        getattr(sparring_agent, "cube_agent", sparring_agent).search_ready = warming
+        if progress and warming.proc is not None:
+            progress(f"compiling the {ply}-ply search in the background (pid {warming.proc.pid}); "
+                     f"moves at 0-ply until it is ready")
     queue = TrainingQueue(data_dir / "queue.sqlite")
     records = MatchRecords(data_dir / "matches", queue, user=BOT, net_version=agent.evaluator.name,
                            event_log=logger, wire_log=WireLog(logger), site="fibsbot arena (local server)")

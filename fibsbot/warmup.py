@@ -1,0 +1,219 @@
+"""A quick first start: the search is compiled in a child process while the bot plays.
+
+numba compiles the whole n-ply search (``engine.search.rank_candidates`` and all it
+calls) the first time a searching agent decides anything: half a minute of CPU and
+a few hundred MB on a fresh install, before the first move.  So at start, when the
+search has not yet been compiled for this code, the daemon and the arena start
+``python -m fibsbot.warmup`` (nice'd), which compiles it into numba's on-disk cache
+and writes a marker; meanwhile the agent plays at 0-ply on ``engine.static`` (a few
+seconds to compile).  Once the child has finished, the agent's next decision loads
+the search from the cache and plays at its configured depth.
+
+The marker (``search-ready-DIGEST.json``, in ``NUMBA_CACHE_DIR`` when set, else in
+the fibsbot cache folder) is keyed by the engine's sources, numba's and Python's
+versions and where numba caches, so a changed engine warms up again.  A start that
+finds it goes straight to the full search.  A warm-up that fails or takes too long
+is logged, and the bot compiles the search itself, as it did before: never stuck.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import structlog
+
+ENGINE_DIR = Path(__file__).resolve().parents[1] / "engine"
+WARMUP_TIMEOUT_S = 600.0
+NICE = 10
+
+
+def engine_digest() -> str:
+    """What the search's compiled code depends on: the engine's sources, numba's and
+    Python's versions, the machine, and where numba keeps its cache."""
+    import numba
+
+    h = hashlib.sha256()
+    for path in sorted(ENGINE_DIR.glob("*.py")):
+        h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    for part in (numba.__version__, sys.version, platform.machine(), str(ENGINE_DIR),
+                 os.environ.get("NUMBA_CACHE_DIR", "")):
+        h.update(part.encode() + b"\0")
+    return h.hexdigest()
+
+
+def marker_dir() -> Path:
+    numba_dir = os.environ.get("NUMBA_CACHE_DIR")
+    if numba_dir:
+        return Path(numba_dir)
+    from engine.bearoff import cache_dir
+
+    return cache_dir()
+
+
+def marker_path() -> Path:
+    return marker_dir() / f"search-ready-{engine_digest()[:16]}.json"
+
+
+def search_compiled() -> bool:
+    """Whether a warm-up has compiled the search of this code into numba's cache."""
+    return marker_path().is_file()
+
+
+def _usage() -> dict:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return {"cpu_s": round(usage.ru_utime + usage.ru_stime, 2), "peak_rss_mb": round(usage.ru_maxrss / 1024, 1)}
+
+
+class SearchWarmup:
+    """Whether an agent may use its search kernels yet (``Agent.search_ready``).
+
+    ``start()`` looks for the marker and, without it, starts the child; calling the
+    object answers whether the search is ready: the marker was there, or the child
+    has finished (then ``search_ready`` is logged with the child's figures), failed
+    or overran ``timeout_s`` (``search_warmup_failed``: the agent then compiles the
+    search in-process)."""
+
+    def __init__(self, agent_spec: str, timeout_s: float = WARMUP_TIMEOUT_S, command: list[str] | None = None,
+                 logger=None) -> None:
+        self.agent_spec = agent_spec
+        self.timeout_s = timeout_s
+        self.command = command
+        self.log = logger or structlog.get_logger("fibsbot.warmup")
+        self.marker = marker_path()
+        self.proc: subprocess.Popen | None = None
+        self.started = 0.0
+        self.ready = False
+        self.outcome = ""  # "cached", "warmed", "failed" once ready
+        self._lock = threading.Lock()
+
+    def start(self) -> "SearchWarmup":
+        if self.marker.is_file():
+            self._finish("cached")
+            return self
+        self.marker.parent.mkdir(parents=True, exist_ok=True)
+        command = self.command or [sys.executable, "-m", "fibsbot.warmup", "--agent", self.agent_spec,
+                                   "--marker", str(self.marker)]
+        self.started = time.monotonic()
+        try:
+            with open(self.log_path, "wb") as err:
+                self.proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                             stderr=err, close_fds=True)
+        except OSError as exc:
+            self.log.warning("search_warmup_failed", reason=f"could not start: {exc}", fallback="compile in-process")
+            self._finish("failed")
+            return self
+        self.log.info("search_warming", pid=self.proc.pid, agent=self.agent_spec, marker=str(self.marker),
+                      until="the warm-up has compiled the search, moves are chosen at 0-ply")
+        return self
+
+    @property
+    def log_path(self) -> Path:
+        return self.marker.with_suffix(".log")
+
+    def __call__(self) -> bool:
+        with self._lock:
+            if self.ready or self.proc is None:
+                return self.ready
+            code = self.proc.poll()
+            if code is None:
+                if time.monotonic() - self.started <= self.timeout_s:
+                    return False
+                self.proc.kill()  # our own child, by its handle
+                self.proc.wait()
+                self._failed(f"no result after {self.timeout_s:.0f} s")
+            elif code == 0 and self.marker.is_file():
+                figures = _read(self.marker)
+                self.log.info("search_ready", pid=self.proc.pid, seconds=round(time.monotonic() - self.started, 1),
+                              child=figures, next="the search is loaded from numba's cache")
+                self._finish("warmed")
+            else:
+                self._failed(f"exit code {code}")
+            return self.ready
+
+    def _failed(self, reason: str) -> None:
+        tail = ""
+        try:
+            tail = self.log_path.read_text(errors="replace")[-800:]
+        except OSError:
+            pass
+        self.log.warning("search_warmup_failed", reason=reason, stderr_tail=tail, fallback="compile in-process")
+        self._finish("failed")
+
+    def _finish(self, outcome: str) -> None:
+        self.ready = True
+        self.outcome = outcome
+
+
+def _read(path: Path) -> dict:
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def start_warmup(agent, logger=None, enabled: bool = True) -> SearchWarmup | None:
+    """Hand a searching ``agent`` a warm-up to wait for (nothing for a 0-ply agent,
+    or when ``enabled`` is false)."""
+    if not enabled or agent.ply == 0:
+        return None
+    spec = agent.name if agent.name.startswith("net:") else f"net:default@{agent.ply}"
+    warmup = SearchWarmup(spec, logger=logger).start()
+    agent.search_ready = warmup
+    return warmup
+
+
+# --- the child ---------------------------------------------------------------------
+
+
+def warm(agent_spec: str) -> None:
+    """Compile every kernel a playing bot calls once its search is ready: the move
+    choice (the lookahead and the 0-ply choice beside it), the probabilities behind
+    cube and resignation decisions, and the 0-ply paths of a 0-ply agent (the arena's
+    sparring bot decides its cube with one)."""
+    import numpy as np
+
+    from engine.position import Position
+    from nets.player import load_agent
+
+    board = np.ascontiguousarray(Position.initial().board)
+    for ply in (2, 0):
+        agent = load_agent(agent_spec, ply=ply)
+        agent.search_ready = True
+        agent.choose_move(board, 4, 2)
+        agent.probabilities(board)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m fibsbot.warmup", description=__doc__.splitlines()[0])
+    parser.add_argument("--agent", default="net:default@2", help="the player spec whose search to compile")
+    parser.add_argument("--marker", type=Path, default=None, help="the marker to write when done")
+    args = parser.parse_args(argv)
+    try:
+        os.nice(NICE)
+    except OSError:
+        pass
+    start = time.perf_counter()
+    warm(args.agent)
+    marker = args.marker or marker_path()
+    figures = {"digest": engine_digest(), "agent": args.agent, "pid": os.getpid(),
+               "seconds": round(time.perf_counter() - start, 2), **_usage(),
+               "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    marker.parent.mkdir(parents=True, exist_ok=True)
+    tmp = marker.with_name(f"{marker.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(figures))
+    tmp.replace(marker)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
