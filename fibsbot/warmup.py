@@ -19,6 +19,7 @@ is logged, and the bot compiles the search itself, as it did before: never stuck
 from __future__ import annotations
 
 import argparse
+import fcntl
 import hashlib
 import json
 import os
@@ -202,13 +203,23 @@ def main(argv: list[str] | None = None) -> int:
         os.nice(NICE)
     except OSError:
         pass
-    start = time.perf_counter()
-    warm(args.agent)
     marker = args.marker or marker_path()
-    figures = {"digest": engine_digest(), "agent": args.agent, "pid": os.getpid(),
+    marker.parent.mkdir(parents=True, exist_ok=True)
+    # one warm-up at a time: a daemon restarted while its warm-up still runs (a crash, a
+    # kill) starts another child, which waits here instead of compiling the same kernels
+    with open(marker.with_suffix(".lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if marker.is_file():
+            return 0
+        return _warm_and_mark(args.agent, marker)
+
+
+def _warm_and_mark(agent_spec: str, marker: Path) -> int:
+    start = time.perf_counter()
+    warm(agent_spec)
+    figures = {"digest": engine_digest(), "agent": agent_spec, "pid": os.getpid(),
                "seconds": round(time.perf_counter() - start, 2), **_usage(),
                "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-    marker.parent.mkdir(parents=True, exist_ok=True)
     tmp = marker.with_name(f"{marker.name}.{os.getpid()}.tmp")
     tmp.write_text(json.dumps(figures))
     tmp.replace(marker)

@@ -127,3 +127,20 @@ def test_start_warmup_hands_a_searching_agent_its_readiness(cache):
     agent = load_agent("net:default@2")
     warm = start_warmup(agent)
     assert agent.search_ready is warm and warm.outcome == "cached" and agent.depth == 2
+
+
+def test_a_second_child_waits_for_the_first_and_compiles_nothing(tmp_path):
+    """A daemon killed and restarted during its warm-up starts another child: that one
+    waits for the first (its lock) and, finding the marker, stops without compiling."""
+    import fcntl
+    import subprocess
+
+    marker = tmp_path / "search-ready-test.json"
+    with open(marker.with_suffix(".lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # the first child, compiling
+        second = subprocess.Popen([sys.executable, "-m", "fibsbot.warmup", "--marker", str(marker)])
+        time.sleep(1.0)
+        assert second.poll() is None  # waiting, not compiling beside it
+        marker.write_text('{"pid": "the first child"}')
+    assert second.wait(timeout=60) == 0
+    assert json.loads(marker.read_text()) == {"pid": "the first child"}
