@@ -21,10 +21,12 @@ the history is ambiguous and the game cannot be reconstructed.
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Iterator
 
 import numpy as np
 
+from engine.position import game_result
 from fibsbot.protocol.board import FibsBoard
 from fibsbot.protocol.match.state import MoveChecker
 from fibsbot.records.journal import Action, MatchJournal, Replayed, apply_action, replay
@@ -113,14 +115,39 @@ class Inference:
                     yield ["move", player, *dice, [list(step) for step in move]]
                     break
 
-    def _any_moves(self, state: Replayed, player: int) -> Iterator[Action]:
-        """Every distinct result of every roll of ``player`` (a move whose board line was lost too)."""
+    def _moves_bearing_off(self, state: Replayed, player: int) -> Iterator[Action]:
+        """The moves of ``player`` that bear off the last checkers (the board shows the next game)."""
         known = state.dice.get(player)
         rows = self._rows(state, player)
         for dice in [known] if known else ROLLS:
-            for move, _ in self.checker.legal(rows, *dice):
-                if move:
+            for move, after in self.checker.legal(rows, *dice):
+                if move and not np.frombuffer(after, dtype=rows.dtype)[:25].any():
                     yield ["move", player, *dice, [list(step) for step in move]]
+                    break
+
+    def _any_moves(self, state: Replayed, player: int) -> Iterator[Action]:
+        """Every distinct result of every roll of the opponent (a move whose board line was lost too)
+        from which one more move of theirs may still reach the server's position."""
+        known = state.dice.get(player)
+        rows = self._rows(state, player)
+        for dice in [known] if known else ROLLS:
+            for move, after in self.checker.legal(rows, *dice):
+                if move and self._may_reach(np.frombuffer(after, dtype=np.int8).reshape(2, 25)):
+                    yield ["move", player, *dice, [list(step) for step in move]]
+
+    def _may_reach(self, rows: np.ndarray) -> bool:
+        """Whether one move of the opponent (``rows[0]``, in their numbering) can still give the
+        server's position: it can only hit our blots and must bring its checkers 1 to 24 pips on."""
+        theirs, ours = rows[0].astype(int), rows[1].astype(int)
+        target_ours, target_theirs = self.server_rows[0].astype(int), self.server_rows[1].astype(int)
+        lower = target_ours[:24] < ours[:24]
+        if (target_ours[:24] > ours[:24]).any() or (ours[:24][lower] != 1).any() or target_ours[:24][lower].any():
+            return False
+        if target_ours[24] - ours[24] != int(lower.sum()):
+            return False
+        pips = np.arange(1, 26)
+        gone = int(theirs @ pips) - int(target_theirs @ pips)
+        return 0 < gone <= 24
 
     def _next(self, state: Replayed, moved: int) -> Iterator[tuple[Action, bool]]:
         """(action, whether it changes the position) that may follow ``state``."""
@@ -129,6 +156,7 @@ class Inference:
             return
         if game.offered == 0:
             yield ["take", 1], False
+            yield ["drop", 1], False  # the game ends: only a board between games can fit
             return
         if game.offered is not None:
             return  # our answer is journaled before it is sent
@@ -142,6 +170,9 @@ class Inference:
                     yield move, True
             for move in self._moves_reaching(state, 1):
                 yield move, True
+            if self._new_game_shown(state):
+                for move in self._moves_bearing_off(state, 1):
+                    yield move, True
 
     def _ending(self, state: Replayed) -> Iterator[Action]:
         """The win that gives the server's new score (a bear-off, the position being final)."""
@@ -194,11 +225,14 @@ class Inference:
 
     def _extend(self, actions: list[Action], state: Replayed, moved: int, depth: int) -> Iterator[list[Action]]:
         """The fitting histories from ``state`` on (checked on the state: replaying each would cost more)."""
-        if self.board.turn == 0:
+        if not state.recorder.game_in_progress:
+            yield from self._after_end(actions, state)  # the opponent dropped our double
+            return
+        if self.board.turn == 0 or self._new_game_shown(state):
             for win in self._ending(state):
                 ended = _applied(state, win)
-                if ended is not None and fits_ended(ended, self.board, self.server_rows):
-                    yield actions + [win]
+                if ended is not None:
+                    yield from self._after_end(actions + [win], ended)
         elif fits(state, self.board, self.server_rows):
             yield actions
         if depth >= MAX_STEPS:
@@ -208,10 +242,79 @@ class Inference:
             if after is not None:
                 yield from self._extend(actions + [action], after, moved + changes, depth + 1)
 
+    def _new_game_shown(self, state: Replayed) -> bool:
+        """The board is of a later game: the one in progress ended while we were away."""
+        game = state.recorder.current_game
+        return game is not None and self.board.turn != 0 and game.score != (self.board.player_score,
+                                                                              self.board.opponent_score)
+
+    def _after_end(self, actions: list[Action], state: Replayed) -> Iterator[list[Action]]:
+        """A game ended: the board shows its end, or the next game begun unseen at the new score."""
+        b = self.board
+        if b.turn == 0:
+            if fits_ended(state, b, self.server_rows):
+                yield actions
+        elif not state.recorder.is_over and state.recorder.score == (b.player_score, b.opponent_score):
+            yield from self._unseen_opening(actions + [["game", b.player_score, b.opponent_score,
+                                                        b.is_crawford_game]])  # fmt: skip
+
+
+def match_endings(journal: MatchJournal) -> list[list[Action]]:
+    """The histories that end the match from the journal on, when the server no longer has it.
+
+    The server waits for us at every decision of ours, so what ended the match while we
+    were away can only be: the opponent's drop of our double, the win of our last move
+    (journaled before it was sent), or the opponent's move bearing off its last checkers
+    (its roll journaled, or any roll when it was never seen), then the win; the points
+    follow from the cube and the final position, and the score must reach the length.
+    """
+    state = journal.state
+    game = state.recorder.current_game
+    if game is None:
+        return []
+    found: list[list[Action]] = []
+    if game.offered == 0:
+        found.append([["drop", 1]])
+    elif game.offered is None:
+        for player in (0, 1):
+            if int(game.board[player].sum()) == 0:
+                found.append([["win", player, game_result(game.board, player) * game.cube]])
+        if state.awaited == 1:
+            rows = np.stack([game.board[1], game.board[0]])
+            known = state.dice.get(1)
+            checker = MoveChecker()
+            for dice in [known] if known else ROLLS:
+                for move, after in checker.legal(rows, *dice):
+                    final = np.frombuffer(after, dtype=np.int8).reshape(2, 25)
+                    if move and not final[0].any():
+                        points = game_result(final, 0) * game.cube
+                        found.append([["move", 1, *dice, [list(step) for step in move]], ["win", 1, points]])
+    ended = []
+    for tail in found:
+        after = _copied(state)
+        try:
+            for action in tail:
+                apply_action(after, action)
+        except Exception:  # noqa: BLE001 - a candidate that does not fit is no candidate
+            continue
+        if after.recorder.is_over:
+            ended.append(journal.actions + tail)
+    return ended
+
+
+def _copied(state: Replayed) -> Replayed:
+    """A copy that ``apply_action`` may change: the recorder's earlier games are shared, not copied."""
+    recorder = copy.copy(state.recorder)
+    recorder.games = list(recorder.games)
+    if recorder.games:
+        last = recorder.games[-1]
+        recorder.games[-1] = dataclasses.replace(last, slots=list(last.slots), board=last.board.copy())
+    return Replayed(recorder, dict(state.dice), state.awaited)
+
 
 def _applied(state: Replayed, action: Action) -> Replayed | None:
     """A copy of ``state`` with ``action`` played (None if it does not fit)."""
-    fresh = copy.deepcopy(state)
+    fresh = _copied(state)
     try:
         apply_action(fresh, action)
     except Exception:  # an action that does not fit is no candidate

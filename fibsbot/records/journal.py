@@ -146,8 +146,8 @@ class MatchJournal:
         return journal
 
     @staticmethod
-    def unfinished(matches_dir: Path, user: str, opponent: str) -> list[Path]:
-        """Journals of matches with ``opponent`` that neither ended nor were replaced, oldest first."""
+    def unfinished(matches_dir: Path, user: str, opponent: str | None = None) -> list[Path]:
+        """Journals of matches with ``opponent`` (None: anyone) that neither ended nor were replaced, oldest first."""
         found = []
         for path in sorted(Path(matches_dir).glob(f"*{SUFFIX}")):
             try:
@@ -156,7 +156,7 @@ class MatchJournal:
             except (OSError, ValueError, KeyError, TypeError):
                 log.warning("journal_unreadable", journal=path.name)
                 continue
-            if data.get("status") == PLAYING and (header.get("user"), header.get("opponent")) == (user, opponent):
+            if data.get("status") == PLAYING and header.get("user") == user and opponent in (None, header.get("opponent")):
                 found.append(path)
         return found
 

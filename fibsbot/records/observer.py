@@ -25,15 +25,15 @@ import structlog
 from engine.notation import parse_fibs
 from fibsbot.protocol.events import (
     Board, CantMove, DoubleAccepted, DoubleOffered, DoubleRejected, Event, GameEnd, MatchEnd,
-    MatchResumed, MatchStart, NewGame, OnlyPossibleMove, OpeningRoll, OpponentMoves,
-    OpponentRolls, ResignAccepted, YouDoubled, YouRoll,
+    MatchResumed, MatchStart, NewGame, NoSavedMatches, OnlyPossibleMove, OpeningRoll, OpponentMoves,
+    OpponentRolls, ResignAccepted, SavedMatch, SavedMatchesHeader, Welcome, YouDoubled, YouRoll,
 )  # fmt: skip
 from fibsbot.protocol.match.outputs import DecisionRequest, MatchSnapshot, Send
 from fibsbot.records.decisions import DecisionLog
-from fibsbot.records.journal import REPLACED, MatchJournal
+from fibsbot.records.journal import FINISHED, REPLACED, MatchJournal
 from fibsbot.records.matfile import MatchRecorder
 from fibsbot.records.queue import TrainingQueue
-from fibsbot.records.resync import UNSEEN_START, reconcile
+from fibsbot.records.resync import UNSEEN_START, conclude, reconcile
 
 log = structlog.get_logger("fibsbot.records")
 
@@ -56,6 +56,8 @@ class MatchRecords:
         self._resync = False  # the next board decides where a resumed match stands
         self._new_game = False  # "Starting a new game" seen: the next board begins a game we follow
         self._opening: tuple[int, int] | None = None
+        self._listing: set[str] | None = None  # the opponents of a saved-match listing being read
+        self._live: Path | None = None  # the journal of the match begun or resumed in this session
 
     # --- compatibility and counters -----------------------------------------------------------
 
@@ -88,6 +90,12 @@ class MatchRecords:
     # --- events ---------------------------------------------------------------------------
 
     def on_event(self, event: Event, snapshot: MatchSnapshot) -> None:
+        if isinstance(event, Welcome):
+            self._listing = None  # a new session: a listing cut short by the drop proves nothing
+            self._live = None
+        elif self._listing is not None and not isinstance(event, SavedMatch):
+            listed, self._listing = self._listing, None  # the listing is complete
+            self.guarded("saved listing", self._conclude_unlisted, listed)
         handler = _HANDLERS.get(type(event))
         if isinstance(event, MatchEnd) and snapshot.in_match:
             return  # the driver found it does not belong to this match
@@ -148,8 +156,38 @@ class MatchRecords:
         self.events.info("match_resumed", opponent=event.opponent, length=event.length,
                          record=self.journal.mat_path.name, continued=bool(found))  # fmt: skip
 
+    def _listing_begins(self, event: SavedMatchesHeader) -> None:
+        self._listing = set()
+
+    def _listed(self, event: SavedMatch) -> None:
+        if self._listing is not None:
+            self._listing.add(event.opponent)
+
+    def _none_saved(self, event: NoSavedMatches) -> None:
+        self._conclude_unlisted(set())
+
+    def _conclude_unlisted(self, listed: set[str]) -> None:
+        """Journals of matches the server no longer keeps: the match ended while we were away."""
+        for path in MatchJournal.unfinished(self.matches_dir, self.user):
+            if path == self._live:
+                continue  # playing now: a match in progress is not a saved one
+            open_here = self.journal is not None and self.journal.path == path
+            journal = self.journal if open_here else MatchJournal.load(path)
+            if journal.header["opponent"] in listed:
+                continue
+            actions, note = conclude(journal)
+            if actions != journal.actions:
+                journal.rewrite(actions)
+            journal.finish(FINISHED if journal.recorder.is_over else REPLACED)
+            if open_here:
+                self.journal = None
+            self.events.info("record_concluded", record=journal.mat_path.name, state=note, status=journal.status)
+            if note == "left_out":
+                self.events.warning("game_left_out", record=journal.mat_path.name, reason=actions[-1][1])
+
     def _open(self, journal: MatchJournal) -> None:
         self.journal = journal
+        self._live = journal.path
         self._new_game = False
         self._opening = None
 
@@ -296,4 +334,6 @@ _HANDLERS = {
     DoubleOffered: MatchRecords._they_double, DoubleAccepted: MatchRecords._accepted,
     DoubleRejected: MatchRecords._dropped, ResignAccepted: MatchRecords._resigned,
     GameEnd: MatchRecords._game_end, MatchEnd: MatchRecords._match_end,
+    SavedMatchesHeader: MatchRecords._listing_begins, SavedMatch: MatchRecords._listed,
+    NoSavedMatches: MatchRecords._none_saved,
 }  # fmt: skip

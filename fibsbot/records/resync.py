@@ -23,7 +23,7 @@ reason) rather than written wrongly; the games after it are recorded from their 
 from __future__ import annotations
 
 from fibsbot.protocol.board import FibsBoard
-from fibsbot.records.inference import Inference, awaited
+from fibsbot.records.inference import Inference, awaited, match_endings
 from fibsbot.records.journal import Action, MatchJournal
 
 # the reasons a game cannot be reconstructed: the information never reached the bot
@@ -43,6 +43,8 @@ def reconcile(journal: MatchJournal, board: FibsBoard) -> tuple[list[Action], st
         return actions, "in_step"
     inference = Inference(journal, board)
     fitting = _fitting(inference, moves=1)
+    if not fitting:  # the opponent's next command came too: a second move (after a dance of ours)
+        fitting = _fitting(inference, moves=2)
     distinct = {_signature(candidate) for candidate in fitting}
     if len(distinct) == 1:
         chosen = fitting[0]
@@ -80,3 +82,21 @@ def _with_pending_roll(actions: list[Action], board: FibsBoard, inference: Infer
     if state.awaited != waiting:
         return actions
     return actions + [["roll", waiting, *dice]]
+
+
+def conclude(journal: MatchJournal) -> tuple[list[Action], str]:
+    """The server no longer has the match: it ended while we were away (or the game is left out).
+
+    Returns the actions and ``"ended"`` when one history ends the match, ``"left_out"``
+    with a ``leave_out`` action when none or several do, ``"in_step"`` when the journal
+    already holds the end.
+    """
+    actions = journal.actions
+    if journal.recorder.is_over or not journal.game_in_progress:
+        return actions, "in_step"
+    endings = match_endings(journal)
+    distinct = {_signature(candidate) for candidate in endings}
+    if len(distinct) == 1:
+        return endings[0], "ended"
+    reason = AMBIGUOUS if endings else "no end of the match fits the journal"
+    return actions + [["leave_out", reason]], "left_out"
