@@ -7,9 +7,12 @@ no history, or its last move and result never reached the ``.mat``).
 
 from __future__ import annotations
 
+from fibsbot.protocol.board import parse_board_line
 from fibsbot.records.journal import MatchJournal
-from fibsbot.records.resync import AMBIGUOUS, conclude
+from fibsbot.records.resync import AMBIGUOUS, UNRECOVERABLE, conclude, reconcile
+from fibsbot.records.resync import UNSEEN_DANCES as UNSEEN_DANCES_REASON
 from tests.interrupt_harness import InterruptedMatch
+from tests.resume_fixtures import IN_STEP, UNSEEN_DANCES
 from tests.test_records_interrupted import log_lines
 
 
@@ -82,3 +85,25 @@ def test_an_unseen_roll_that_several_bear_offs_explain_leaves_the_game_out_as_am
     journal.state.awaited = 1
     actions, note = conclude(journal)
     assert note == "left_out" and actions[-1] == ["leave_out", AMBIGUOUS]
+
+
+def _resumed(tmp_path, fixture: dict, extra: list | None = None) -> tuple[list, str]:
+    journal = MatchJournal.create(tmp_path, "fibsbot", "sparring", fixture["length"])
+    journal.rewrite(fixture["actions"] + (extra or []))
+    return reconcile(journal, parse_board_line(fixture["board"]))
+
+
+def test_a_journal_in_step_is_not_doubted_by_dances_of_ours_that_no_roll_of_ours_allowed(tmp_path):
+    # we may double, so the server waits for our roll: a dance of ours (and theirs after it,
+    # which would give the same board) cannot have happened unless our roll was requested
+    actions, note = _resumed(tmp_path / "a", IN_STEP)
+    assert note == "in_step" and actions == IN_STEP["actions"]
+    actions, note = _resumed(tmp_path / "b", IN_STEP, [["rolling", 0]])  # requested, then the kill
+    assert note == "left_out" and actions[-1] == ["leave_out", AMBIGUOUS]
+
+
+def test_more_turns_than_the_search_follows_while_the_server_rolls_for_us_are_unseen_dances(tmp_path):
+    # the opponent owns the cube: the server rolled for us, we danced, and the opponent went on
+    actions, note = _resumed(tmp_path, UNSEEN_DANCES)
+    assert note == "left_out" and actions[-1] == ["leave_out", UNSEEN_DANCES_REASON]
+    assert UNSEEN_DANCES_REASON in UNRECOVERABLE

@@ -27,6 +27,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from engine.position import game_result
+from engine.moves import MoveBuffers, generate_moves, steps_to_move
 from fibsbot.protocol.board import FibsBoard
 from fibsbot.protocol.match.state import MoveChecker
 from fibsbot.records.journal import Action, MatchJournal, Replayed, apply_action, replay
@@ -69,7 +70,7 @@ class Inference:
         self.journal = journal
         self.board = board
         self.server_rows = np.array(board.position_from_our_view().board, dtype=np.int8)
-        self.checker = MoveChecker()
+        self.buffers = MoveBuffers()
         self.moves = 1
 
     def replay(self, actions: list[Action]) -> Replayed | None:
@@ -93,47 +94,50 @@ class Inference:
         assert game is not None
         return np.stack([game.board[player], game.board[1 - player]])
 
+    def _results(self, rows: np.ndarray, dice: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+        """Every distinct legal result of ``dice`` and its steps (views of scratch arrays that the
+        next call overwrites; an empty first step row: no move)."""
+        buf = self.buffers
+        count = generate_moves(np.ascontiguousarray(rows, dtype=np.int8), *dice, *buf.args())
+        return buf.boards[:count], buf.steps[:count]
+
+    def _moves(self, state: Replayed, player: int, keep) -> Iterator[Action]:
+        """The moves of ``player`` (its journaled roll, or every roll) whose result ``keep`` accepts
+        (``keep(boards)``: a boolean per result, mover in row 0), one spelling per result."""
+        known = state.dice.get(player)
+        rows = self._rows(state, player)
+        for dice in [known] if known else ROLLS:
+            boards, steps = self._results(rows, dice)
+            chosen = np.flatnonzero(keep(boards) & (steps[:, 0, 0] >= 0))
+            found = [["move", player, *dice, [list(step) for step in steps_to_move(steps[k])]] for k in chosen]
+            yield from found  # materialized first: the search below reuses the scratch arrays
+
     def _dances(self, state: Replayed, player: int) -> Iterator[Action]:
         """A roll of ``player`` that could not be played (the server passes the turn on by itself)."""
         known = state.dice.get(player)
-        rows = self._rows(state, player)
-        dancing = [dice for dice in ([known] if known else ROLLS) if not self.checker.has_move(rows, *dice)]
+        blocked = _blocked_dice(self._rows(state, player))
+        dancing = [dice for dice in ([known] if known else ROLLS) if blocked[dice[0]] and blocked[dice[1]]]
         # rolls never seen: two of them are enough to show the history is ambiguous
         for dice in dancing[:2]:
             yield ["move", player, *dice, []]
 
     def _moves_reaching(self, state: Replayed, player: int) -> Iterator[Action]:
         """The moves of ``player`` that lead to the server's position, one spelling per roll."""
-        known = state.dice.get(player)
-        if known is None and awaited(self.board) == player:
+        if state.dice.get(player) is None and awaited(self.board) == player:
             return  # the server waits for this player again: the roll shown is a later one
-        rows = self._rows(state, player)
-        target = np.stack([self.server_rows[player], self.server_rows[1 - player]]).tobytes()
-        for dice in [known] if known else ROLLS:
-            for move, after in self.checker.legal(rows, *dice):
-                if move and after == target:
-                    yield ["move", player, *dice, [list(step) for step in move]]
-                    break
+        if player == 1 and not self._may_reach(self._rows(state, 1)):
+            return  # no roll of theirs gives the server's position from here: no need to try them
+        target = np.stack([self.server_rows[player], self.server_rows[1 - player]])
+        yield from self._moves(state, player, lambda boards: (boards == target).all(axis=(1, 2)))
 
     def _moves_bearing_off(self, state: Replayed, player: int) -> Iterator[Action]:
         """The moves of ``player`` that bear off the last checkers (the board shows the next game)."""
-        known = state.dice.get(player)
-        rows = self._rows(state, player)
-        for dice in [known] if known else ROLLS:
-            for move, after in self.checker.legal(rows, *dice):
-                if move and not np.frombuffer(after, dtype=rows.dtype)[:25].any():
-                    yield ["move", player, *dice, [list(step) for step in move]]
-                    break
+        yield from self._moves(state, player, lambda boards: ~boards[:, 0].any(axis=1))
 
     def _any_moves(self, state: Replayed, player: int) -> Iterator[Action]:
         """Every distinct result of every roll of the opponent (a move whose board line was lost too)
         from which one more move of theirs may still reach the server's position."""
-        known = state.dice.get(player)
-        rows = self._rows(state, player)
-        for dice in [known] if known else ROLLS:
-            for move, after in self.checker.legal(rows, *dice):
-                if move and self._may_reach(np.frombuffer(after, dtype=np.int8).reshape(2, 25)):
-                    yield ["move", player, *dice, [list(step) for step in move]]
+        yield from self._moves(state, player, lambda boards: np.array([self._may_reach(b) for b in boards], bool))
 
     def _may_reach(self, rows: np.ndarray) -> bool:
         """Whether one move of the opponent (``rows[0]``, in their numbering) can still give the
@@ -162,8 +166,11 @@ class Inference:
             return  # our answer is journaled before it is sent
         if state.awaited == 1 and self.board.opponent_doubled:
             yield ["double", 1], False
-        for dance in self._dances(state, state.awaited if state.awaited is not None else 1):
-            yield dance, False
+        dancer = state.awaited if state.awaited is not None else 1
+        if dancer == 1 or 0 in state.dice or state.rolling or server_rolls_for_us(state):
+            # a roll of ours needs our command (journaled, or its dice would be) unless the server rolls for us
+            for dance in self._dances(state, dancer):
+                yield dance, False
         if state.awaited == 1 and moved < self.moves:
             if moved + 1 < self.moves:
                 for move in self._any_moves(state, 1):
@@ -259,6 +266,38 @@ class Inference:
                                                         b.is_crawford_game]])  # fmt: skip
 
 
+def server_rolls_for_us(state: Replayed) -> bool:
+    """Whether the server rolls for us (we may not double: the opponent owns the cube, or the Crawford
+    game), so that while we are away a dance of ours passes the turn back to the opponent."""
+    game = state.recorder.current_game
+    return game is not None and (game.crawford or game.cube_owner == 1)
+
+
+def _blocked_dice(rows: np.ndarray) -> list[bool]:
+    """For each die 1-6 (index 0 unused): whether no checker of the mover (``rows[0]``) can play it.
+    A roll cannot be played at all exactly when both its dice are blocked."""
+    me, other = rows[0], rows[1]
+
+    def lands(index: int) -> bool:  # the mover's point index+1 is not held by two or more of the other's
+        return other[23 - index] < 2
+
+    blocked = [True] * 7
+    home = not me[6:].any()
+    highest = max((i for i in range(24) if me[i]), default=-1)
+    for die in range(1, 7):
+        if me[24]:
+            blocked[die] = not lands(24 - die)
+            continue
+        for i in range(24):
+            if not me[i]:
+                continue
+            to = i - die
+            if (to >= 0 and lands(to)) or (to < 0 and home and (to == -1 or i == highest)):
+                blocked[die] = False
+                break
+    return blocked
+
+
 def match_endings(journal: MatchJournal) -> list[list[Action]]:
     """The histories that end the match from the journal on, when the server no longer has it.
 
@@ -309,7 +348,7 @@ def _copied(state: Replayed) -> Replayed:
     if recorder.games:
         last = recorder.games[-1]
         recorder.games[-1] = dataclasses.replace(last, slots=list(last.slots), board=last.board.copy())
-    return Replayed(recorder, dict(state.dice), state.awaited)
+    return Replayed(recorder, dict(state.dice), state.awaited, state.rolling)
 
 
 def _applied(state: Replayed, action: Action) -> Replayed | None:

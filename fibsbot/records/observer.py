@@ -140,8 +140,8 @@ class MatchRecords:
 
     def _start(self, event: MatchStart) -> None:
         for path in MatchJournal.unfinished(self.matches_dir, self.user, event.opponent):
-            MatchJournal.load(path).finish(REPLACED)  # the server replaces a saved match by a new one
-            self.events.info("record_replaced", journal=path.name)
+            # the server keeps no saved match beside a new one: it ended unseen, or this one replaces it
+            self._conclude(MatchJournal.load(path), leave_out=False)
         self._open(MatchJournal.create(self.matches_dir, self.user, event.opponent, event.length, site=self.site))
         self.events.info("match_start", opponent=event.opponent, length=event.length, record=self.journal.mat_path.name)
 
@@ -167,23 +167,31 @@ class MatchRecords:
         self._conclude_unlisted(set())
 
     def _conclude_unlisted(self, listed: set[str]) -> None:
-        """Journals of matches the server no longer keeps: the match ended while we were away."""
-        for path in MatchJournal.unfinished(self.matches_dir, self.user):
-            if path == self._live:
-                continue  # playing now: a match in progress is not a saved one
-            open_here = self.journal is not None and self.journal.path == path
-            journal = self.journal if open_here else MatchJournal.load(path)
-            if journal.header["opponent"] in listed:
-                continue
-            actions, note = conclude(journal)
-            if actions != journal.actions:
-                journal.rewrite(actions)
-            journal.finish(FINISHED if journal.recorder.is_over else REPLACED)
-            if open_here:
-                self.journal = None
-            self.events.info("record_concluded", record=journal.mat_path.name, state=note, status=journal.status)
-            if note == "left_out":
-                self.events.warning("game_left_out", record=journal.mat_path.name, reason=actions[-1][1])
+        """Journals of matches the server no longer keeps: the match ended while we were away.
+        Of an opponent's unfinished journals only the newest can be the match the server lists."""
+        journals = [self.journal if self.journal is not None and self.journal.path == path else MatchJournal.load(path)
+                    for path in MatchJournal.unfinished(self.matches_dir, self.user)
+                    if path != self._live]  # fmt: skip - the match being played is not a saved one
+        newest = {journal.header["opponent"]: journal.path for journal in journals}  # oldest first
+        for journal in journals:
+            if journal.header["opponent"] not in listed or newest[journal.header["opponent"]] != journal.path:
+                self._conclude(journal, leave_out=True)
+
+    def _conclude(self, journal: MatchJournal, leave_out: bool) -> None:
+        """Complete a match that ended unseen; ``leave_out``: else leave its game out (with why)."""
+        actions, note = conclude(journal)
+        if note == "left_out" and not leave_out:
+            journal.finish(REPLACED)  # a new match took its place: the record stays as it was
+            self.events.info("record_replaced", journal=journal.path.name)
+            return
+        if actions != journal.actions:
+            journal.rewrite(actions)
+        journal.finish(FINISHED if journal.recorder.is_over else REPLACED)
+        if self.journal is journal:
+            self.journal = None
+        self.events.info("record_concluded", record=journal.mat_path.name, state=note, status=journal.status)
+        if note == "left_out":
+            self.events.warning("game_left_out", record=journal.mat_path.name, reason=actions[-1][1])
 
     def _open(self, journal: MatchJournal) -> None:
         self.journal = journal
