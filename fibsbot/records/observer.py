@@ -237,6 +237,9 @@ class MatchRecords:
                 return  # the game just left out, logged then
         if last is not None and last[0] == "unseen" and last[1:3] == score:
             return  # logged at an earlier board of this game
+        games = journal.recorder.games
+        if games and list(games[-1].score) == score:
+            return  # a late board of the game just ended (sent before our answer to a double): every end moves the score
         journal.record("unseen", *score, UNSEEN_START)
         self.events.warning("game_left_out", record=journal.mat_path.name, score=score, reason=UNSEEN_START)
 
