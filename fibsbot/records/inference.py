@@ -1,21 +1,29 @@
 """The actions a journal missed while the bot was away, found between two known positions.
 
 A kill or a dropped connection loses what the server sent and the bot had not
-handled yet.  That is never more than one chain of turns: the server goes on by
-itself only as far as nobody must decide (a roll for a player who may not double,
-a dance passed on to the other side), and the opponent's next command can follow
-before the server notices we are gone.  So the missing actions are: dances of
-either side, a take of our double, the opponent's double, at most one move that
-changes the position (the opponent's: ours are journaled before they are sent),
-and the end of the game when the server's board says it ended.
+handled yet.  The server goes on by itself only as far as nobody must decide (a
+roll for a player who may not double, a dance passed on to the other side), and the
+opponent's next command can follow before the server notices we are gone.  So the
+missing actions are: dances of either side (ours only after a roll of ours the
+journal knows of, or while the server rolls for us), a take or drop of our double,
+the opponent's double, one move that changes the position (the opponent's: ours are
+journaled before they are sent) or, while the server rolls for us, two with a dance
+of ours between, the end of the game when the server's board shows it ended or shows
+the next game, and that next game's opening.
 
-Each chain is replayed on the journal and kept when it gives the server's
-position, cube, score, pending double and the player awaited (``fits``), or, for
-a game that ended, the final position and the new score (``fits_ended``).  A move
-with known dice (the roll was journaled or the board shows it) between two known
-positions is found by searching the legal moves, as gnubg's import would; a roll
-the bot never saw is tried with all 21 rolls, and when two rolls explain the board
-the history is ambiguous and the game cannot be reconstructed.
+Each chain is replayed on the journal and kept when it gives the server's position,
+cube, score, pending double and the player awaited (``fits``), or, for a game that
+ended, the final position and the new score (``fits_ended``).  A move with known dice
+(the roll was journaled or the board shows it) between two known positions is found
+by searching the legal moves, as gnubg's import would; a roll the bot never saw is
+tried with all 21 rolls, and when two rolls explain the board the history is
+ambiguous and the game cannot be reconstructed.  The work is bounded: a dance is
+read from the dice no checker can play, results are compared on the move
+generator's arrays, and a position from which one more move of the opponent cannot
+give the server's is not searched further.
+
+``match_endings`` answers the other question, for a match the server no longer
+lists: which histories end it from the journal on.
 """
 
 from __future__ import annotations
@@ -26,8 +34,8 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from engine.position import game_result
 from engine.moves import MoveBuffers, generate_moves, steps_to_move
+from engine.position import game_result
 from fibsbot.protocol.board import FibsBoard
 from fibsbot.protocol.match.state import MoveChecker
 from fibsbot.records.journal import Action, MatchJournal, Replayed, apply_action, replay
