@@ -164,7 +164,8 @@ class MatchJournal:
             except (OSError, ValueError, KeyError, TypeError):
                 log.warning("journal_unreadable", journal=path.name)
                 continue
-            if data.get("status") == PLAYING and header.get("user") == user and opponent in (None, header.get("opponent")):
+            mine = header.get("user") == user and opponent in (None, header.get("opponent"))
+            if data.get("status") == PLAYING and mine:
                 found.append(path)
         return found
 

@@ -239,7 +239,7 @@ class MatchRecords:
             return  # logged at an earlier board of this game
         games = journal.recorder.games
         if games and list(games[-1].score) == score:
-            return  # a late board of the game just ended (sent before our answer to a double): every end moves the score
+            return  # a late board of the game just ended (sent before our answer to a double)
         journal.record("unseen", *score, UNSEEN_START)
         self.events.warning("game_left_out", record=journal.mat_path.name, score=score, reason=UNSEEN_START)
 
