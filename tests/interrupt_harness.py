@@ -205,7 +205,10 @@ class InterruptedMatch:
     def play(self, max_steps: int = 20_000) -> None:
         for _ in range(max_steps):
             if self.match is not None and self.match in self.harness.core.finished and not self.inbox:
-                return  # and the bot has handled every line of it
+                if not self.dead:
+                    return  # and the bot has handled every line of it
+                self._start_bot()  # the bot comes back and learns the match is no longer saved
+                continue
             if self.inbox:
                 self._handle(self.inbox.popleft())
             elif self.decisions:

@@ -163,3 +163,21 @@ def test_an_opening_lost_after_the_game_was_journaled_is_taken_from_the_board(tm
     board = board_for(OPENING, OPENING, on_roll="us", dice=(5, 4))
     actions, note = reconcile(journal, board)
     assert note == "inferred" and actions[1:] == [["opening", 0, 5, 4]]
+
+
+def test_the_board_sent_before_our_drop_arrives_late_and_leaves_no_game_out(tmp_path):
+    # the server sends "oppo doubles" and then the board; the bot answers on the first line,
+    # so the board (still at the old score, the double pending) comes after our drop
+    log_path = tmp_path / "events.jsonl"
+    records = MatchRecords(tmp_path / "matches", None, user="fibsbot", net_version="n",
+                           event_log=event_logger(log_path))  # fmt: skip
+    driver = MatchDriver()
+    start = with_fields(MID_X_DOWN.replace("bob", "oppo"), f3=3, f4=0, f5=0)
+    feed(records, driver, "** Player oppo has joined you for a 3 point match.\r\nStarting a new game with oppo.\r\n"
+                          "You rolled 6, oppo rolled 2\r\nIt's your turn to move.\r\n" + start + "\r\n")
+    records.journal.record("move", 0, 6, 2, [[24, 18], [13, 11]])
+    feed(records, driver, "oppo doubles. Type 'accept' or 'reject'.\r\n")
+    records.journal.record("drop", 0)  # our answer, journaled before it is sent
+    feed(records, driver, with_fields(start, f33=0, f34=0, f40=1) + "\r\n")
+    assert records.journal.actions[-1] == ["drop", 0]
+    assert not [line for line in log_lines(log_path) if line["event"] in ("record_skipped", "game_left_out")]

@@ -1,6 +1,7 @@
 """Our decisions in the records: the ``decision`` event, the journal entry, the queue row.
 
-The journal entry of our own action (move, double, take, drop) is written here,
+The journal entry of our own action (move, double, take, drop, and a request to roll)
+is written here,
 before the client sends the command, so that no action of ours reaches the server
 without being on disk first.  The move journaled is the one actually sent (the
 driver may have replaced an illegal answer), read back from the command.
@@ -79,6 +80,8 @@ class DecisionLog:
             self.records.record("move", 0, *request.dice, [list(step) for step in steps])
         elif isinstance(request, DoubleRequest) and command == "double":
             self.records.record("double", 0)
+        elif isinstance(request, DoubleRequest) and command == "roll":
+            self.records.record("rolling", 0)  # the server may roll and pass a dance on before we see it
         elif isinstance(request, TakeRequest):
             self.records.record("take" if command == "accept" else "drop", 0)
 

@@ -1,30 +1,41 @@
 """The actions a journal missed while the bot was away, found between two known positions.
 
 A kill or a dropped connection loses what the server sent and the bot had not
-handled yet.  That is never more than one chain of turns: the server goes on by
-itself only as far as nobody must decide (a roll for a player who may not double,
-a dance passed on to the other side), and the opponent's next command can follow
-before the server notices we are gone.  So the missing actions are: dances of
-either side, a take of our double, the opponent's double, at most one move that
-changes the position (the opponent's: ours are journaled before they are sent),
-and the end of the game when the server's board says it ended.
+handled yet.  The server goes on by itself only as far as nobody must decide (a
+roll for a player who may not double, a dance passed on to the other side), and the
+opponent's next command can follow before the server notices we are gone.  So the
+missing actions are: dances of either side (ours only after a roll of ours the
+journal knows of, or while the server rolls for us), a take or drop of our double,
+the opponent's double, one move that changes the position (the opponent's: ours are
+journaled before they are sent) or, while the server rolls for us, two with a dance
+of ours between, the end of the game when the server's board shows it ended or shows
+the next game, and that next game's opening.
 
-Each chain is replayed on the journal and kept when it gives the server's
-position, cube, score, pending double and the player awaited (``fits``), or, for
-a game that ended, the final position and the new score (``fits_ended``).  A move
-with known dice (the roll was journaled or the board shows it) between two known
-positions is found by searching the legal moves, as gnubg's import would; a roll
-the bot never saw is tried with all 21 rolls, and when two rolls explain the board
-the history is ambiguous and the game cannot be reconstructed.
+Each chain is replayed on the journal and kept when it gives the server's position,
+cube, score, pending double and the player awaited (``fits``), or, for a game that
+ended, the final position and the new score (``fits_ended``).  A move with known dice
+(the roll was journaled or the board shows it) between two known positions is found
+by searching the legal moves, as gnubg's import would; a roll the bot never saw is
+tried with all 21 rolls, and when two rolls explain the board the history is
+ambiguous and the game cannot be reconstructed.  The work is bounded: a dance is
+read from the dice no checker can play, results are compared on the move
+generator's arrays, and a position from which one more move of the opponent cannot
+give the server's is not searched further.
+
+``match_endings`` answers the other question, for a match the server no longer
+lists: which histories end it from the journal on.
 """
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Iterator
 
 import numpy as np
 
+from engine.moves import MoveBuffers, generate_moves, steps_to_move
+from engine.position import game_result
 from fibsbot.protocol.board import FibsBoard
 from fibsbot.protocol.match.state import MoveChecker
 from fibsbot.records.journal import Action, MatchJournal, Replayed, apply_action, replay
@@ -67,7 +78,7 @@ class Inference:
         self.journal = journal
         self.board = board
         self.server_rows = np.array(board.position_from_our_view().board, dtype=np.int8)
-        self.checker = MoveChecker()
+        self.buffers = MoveBuffers()
         self.moves = 1
 
     def replay(self, actions: list[Action]) -> Replayed | None:
@@ -91,36 +102,64 @@ class Inference:
         assert game is not None
         return np.stack([game.board[player], game.board[1 - player]])
 
+    def _results(self, rows: np.ndarray, dice: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+        """Every distinct legal result of ``dice`` and its steps (views of scratch arrays that the
+        next call overwrites; an empty first step row: no move)."""
+        buf = self.buffers
+        count = generate_moves(np.ascontiguousarray(rows, dtype=np.int8), *dice, *buf.args())
+        return buf.boards[:count], buf.steps[:count]
+
+    def _moves(self, state: Replayed, player: int, keep) -> Iterator[Action]:
+        """The moves of ``player`` (its journaled roll, or every roll) whose result ``keep`` accepts
+        (``keep(boards)``: a boolean per result, mover in row 0), one spelling per result."""
+        known = state.dice.get(player)
+        rows = self._rows(state, player)
+        for dice in [known] if known else ROLLS:
+            boards, steps = self._results(rows, dice)
+            chosen = np.flatnonzero(keep(boards) & (steps[:, 0, 0] >= 0))
+            found = [["move", player, *dice, [list(step) for step in steps_to_move(steps[k])]] for k in chosen]
+            yield from found  # materialized first: the search below reuses the scratch arrays
+
     def _dances(self, state: Replayed, player: int) -> Iterator[Action]:
         """A roll of ``player`` that could not be played (the server passes the turn on by itself)."""
         known = state.dice.get(player)
-        rows = self._rows(state, player)
-        dancing = [dice for dice in ([known] if known else ROLLS) if not self.checker.has_move(rows, *dice)]
+        blocked = _blocked_dice(self._rows(state, player))
+        dancing = [dice for dice in ([known] if known else ROLLS) if blocked[dice[0]] and blocked[dice[1]]]
         # rolls never seen: two of them are enough to show the history is ambiguous
         for dice in dancing[:2]:
             yield ["move", player, *dice, []]
 
     def _moves_reaching(self, state: Replayed, player: int) -> Iterator[Action]:
         """The moves of ``player`` that lead to the server's position, one spelling per roll."""
-        known = state.dice.get(player)
-        if known is None and awaited(self.board) == player:
+        if state.dice.get(player) is None and awaited(self.board) == player:
             return  # the server waits for this player again: the roll shown is a later one
-        rows = self._rows(state, player)
-        target = np.stack([self.server_rows[player], self.server_rows[1 - player]]).tobytes()
-        for dice in [known] if known else ROLLS:
-            for move, after in self.checker.legal(rows, *dice):
-                if move and after == target:
-                    yield ["move", player, *dice, [list(step) for step in move]]
-                    break
+        if player == 1 and not self._may_reach(self._rows(state, 1)):
+            return  # no roll of theirs gives the server's position from here: no need to try them
+        target = np.stack([self.server_rows[player], self.server_rows[1 - player]])
+        yield from self._moves(state, player, lambda boards: (boards == target).all(axis=(1, 2)))
+
+    def _moves_bearing_off(self, state: Replayed, player: int) -> Iterator[Action]:
+        """The moves of ``player`` that bear off the last checkers (the board shows the next game)."""
+        yield from self._moves(state, player, lambda boards: ~boards[:, 0].any(axis=1))
 
     def _any_moves(self, state: Replayed, player: int) -> Iterator[Action]:
-        """Every distinct result of every roll of ``player`` (a move whose board line was lost too)."""
-        known = state.dice.get(player)
-        rows = self._rows(state, player)
-        for dice in [known] if known else ROLLS:
-            for move, _ in self.checker.legal(rows, *dice):
-                if move:
-                    yield ["move", player, *dice, [list(step) for step in move]]
+        """Every distinct result of every roll of the opponent (a move whose board line was lost too)
+        from which one more move of theirs may still reach the server's position."""
+        yield from self._moves(state, player, lambda boards: np.array([self._may_reach(b) for b in boards], bool))
+
+    def _may_reach(self, rows: np.ndarray) -> bool:
+        """Whether one move of the opponent (``rows[0]``, in their numbering) can still give the
+        server's position: it can only hit our blots and must bring its checkers 1 to 24 pips on."""
+        theirs, ours = rows[0].astype(int), rows[1].astype(int)
+        target_ours, target_theirs = self.server_rows[0].astype(int), self.server_rows[1].astype(int)
+        lower = target_ours[:24] < ours[:24]
+        if (target_ours[:24] > ours[:24]).any() or (ours[:24][lower] != 1).any() or target_ours[:24][lower].any():
+            return False
+        if target_ours[24] - ours[24] != int(lower.sum()):
+            return False
+        pips = np.arange(1, 26)
+        gone = int(theirs @ pips) - int(target_theirs @ pips)
+        return 0 < gone <= 24
 
     def _next(self, state: Replayed, moved: int) -> Iterator[tuple[Action, bool]]:
         """(action, whether it changes the position) that may follow ``state``."""
@@ -129,19 +168,26 @@ class Inference:
             return
         if game.offered == 0:
             yield ["take", 1], False
+            yield ["drop", 1], False  # the game ends: only a board between games can fit
             return
         if game.offered is not None:
             return  # our answer is journaled before it is sent
         if state.awaited == 1 and self.board.opponent_doubled:
             yield ["double", 1], False
-        for dance in self._dances(state, state.awaited if state.awaited is not None else 1):
-            yield dance, False
+        dancer = state.awaited if state.awaited is not None else 1
+        if dancer == 1 or 0 in state.dice or state.rolling or server_rolls_for_us(state):
+            # a roll of ours needs our command (journaled, or its dice would be) unless the server rolls for us
+            for dance in self._dances(state, dancer):
+                yield dance, False
         if state.awaited == 1 and moved < self.moves:
             if moved + 1 < self.moves:
                 for move in self._any_moves(state, 1):
                     yield move, True
             for move in self._moves_reaching(state, 1):
                 yield move, True
+            if self._new_game_shown(state):
+                for move in self._moves_bearing_off(state, 1):
+                    yield move, True
 
     def _ending(self, state: Replayed) -> Iterator[Action]:
         """The win that gives the server's new score (a bear-off, the position being final)."""
@@ -194,11 +240,14 @@ class Inference:
 
     def _extend(self, actions: list[Action], state: Replayed, moved: int, depth: int) -> Iterator[list[Action]]:
         """The fitting histories from ``state`` on (checked on the state: replaying each would cost more)."""
-        if self.board.turn == 0:
+        if not state.recorder.game_in_progress:
+            yield from self._after_end(actions, state)  # the opponent dropped our double
+            return
+        if self.board.turn == 0 or self._new_game_shown(state):
             for win in self._ending(state):
                 ended = _applied(state, win)
-                if ended is not None and fits_ended(ended, self.board, self.server_rows):
-                    yield actions + [win]
+                if ended is not None:
+                    yield from self._after_end(actions + [win], ended)
         elif fits(state, self.board, self.server_rows):
             yield actions
         if depth >= MAX_STEPS:
@@ -208,10 +257,111 @@ class Inference:
             if after is not None:
                 yield from self._extend(actions + [action], after, moved + changes, depth + 1)
 
+    def _new_game_shown(self, state: Replayed) -> bool:
+        """The board is of a later game: the one in progress ended while we were away."""
+        game = state.recorder.current_game
+        return game is not None and self.board.turn != 0 and game.score != (self.board.player_score,
+                                                                              self.board.opponent_score)
+
+    def _after_end(self, actions: list[Action], state: Replayed) -> Iterator[list[Action]]:
+        """A game ended: the board shows its end, or the next game begun unseen at the new score."""
+        b = self.board
+        if b.turn == 0:
+            if fits_ended(state, b, self.server_rows):
+                yield actions
+        elif not state.recorder.is_over and state.recorder.score == (b.player_score, b.opponent_score):
+            yield from self._unseen_opening(actions + [["game", b.player_score, b.opponent_score,
+                                                        b.is_crawford_game]])  # fmt: skip
+
+
+def server_rolls_for_us(state: Replayed) -> bool:
+    """Whether the server rolls for us (we may not double: the opponent owns the cube, or the Crawford
+    game), so that while we are away a dance of ours passes the turn back to the opponent."""
+    game = state.recorder.current_game
+    return game is not None and (game.crawford or game.cube_owner == 1)
+
+
+def _blocked_dice(rows: np.ndarray) -> list[bool]:
+    """For each die 1-6 (index 0 unused): whether no checker of the mover (``rows[0]``) can play it.
+    A roll cannot be played at all exactly when both its dice are blocked."""
+    me, other = rows[0], rows[1]
+
+    def lands(index: int) -> bool:  # the mover's point index+1 is not held by two or more of the other's
+        return other[23 - index] < 2
+
+    blocked = [True] * 7
+    home = not me[6:].any()
+    highest = max((i for i in range(24) if me[i]), default=-1)
+    for die in range(1, 7):
+        if me[24]:
+            blocked[die] = not lands(24 - die)
+            continue
+        for i in range(24):
+            if not me[i]:
+                continue
+            to = i - die
+            if (to >= 0 and lands(to)) or (to < 0 and home and (to == -1 or i == highest)):
+                blocked[die] = False
+                break
+    return blocked
+
+
+def match_endings(journal: MatchJournal) -> list[list[Action]]:
+    """The histories that end the match from the journal on, when the server no longer has it.
+
+    The server waits for us at every decision of ours, so what ended the match while we
+    were away can only be: the opponent's drop of our double, the win of our last move
+    (journaled before it was sent), or the opponent's move bearing off its last checkers
+    (its roll journaled, or any roll when it was never seen), then the win; the points
+    follow from the cube and the final position, and the score must reach the length.
+    """
+    state = journal.state
+    game = state.recorder.current_game
+    if game is None:
+        return []
+    found: list[list[Action]] = []
+    if game.offered == 0:
+        found.append([["drop", 1]])
+    elif game.offered is None:
+        for player in (0, 1):
+            if int(game.board[player].sum()) == 0:
+                found.append([["win", player, game_result(game.board, player) * game.cube]])
+        if state.awaited == 1:
+            rows = np.stack([game.board[1], game.board[0]])
+            known = state.dice.get(1)
+            checker = MoveChecker()
+            for dice in [known] if known else ROLLS:
+                for move, after in checker.legal(rows, *dice):
+                    final = np.frombuffer(after, dtype=np.int8).reshape(2, 25)
+                    if move and not final[0].any():
+                        points = game_result(final, 0) * game.cube
+                        found.append([["move", 1, *dice, [list(step) for step in move]], ["win", 1, points]])
+    ended = []
+    for tail in found:
+        after = _copied(state)
+        try:
+            for action in tail:
+                apply_action(after, action)
+        except Exception:  # noqa: BLE001 - a candidate that does not fit is no candidate
+            continue
+        if after.recorder.is_over:
+            ended.append(journal.actions + tail)
+    return ended
+
+
+def _copied(state: Replayed) -> Replayed:
+    """A copy that ``apply_action`` may change: the recorder's earlier games are shared, not copied."""
+    recorder = copy.copy(state.recorder)
+    recorder.games = list(recorder.games)
+    if recorder.games:
+        last = recorder.games[-1]
+        recorder.games[-1] = dataclasses.replace(last, slots=list(last.slots), board=last.board.copy())
+    return Replayed(recorder, dict(state.dice), state.awaited, state.rolling)
+
 
 def _applied(state: Replayed, action: Action) -> Replayed | None:
     """A copy of ``state`` with ``action`` played (None if it does not fit)."""
-    fresh = copy.deepcopy(state)
+    fresh = _copied(state)
     try:
         apply_action(fresh, action)
     except Exception:  # an action that does not fit is no candidate

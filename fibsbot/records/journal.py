@@ -13,6 +13,8 @@ Actions are JSON lists, player 0 being us (the left column of the ``.mat``):
 * ``["game", score0, score1, crawford]``: a game begins at the server's score;
 * ``["opening", player, high, low]``: the opening roll, won by ``player``;
 * ``["roll", player, d1, d2]``: a roll whose move has not come yet;
+* ``["rolling", 0]``: we asked the server to roll (journaled before the command: while
+  it is the last action, a roll of ours the bot never saw may have been made);
 * ``["move", player, d1, d2, [[from, to], ...]]``: a roll and its move (``[]``: a dance);
 * ``["double", player]``, ``["take", player]``, ``["drop", player]``;
 * ``["win", player, points]``, ``["resign", player, points]`` (``player`` resigned);
@@ -57,6 +59,7 @@ class Replayed:
     recorder: MatchRecorder
     dice: dict[int, tuple[int, int]] = field(default_factory=dict)  # rolls waiting for their move
     awaited: int | None = None  # the player the server waits for in the game in progress
+    rolling: bool = False  # the last action is our request to roll: its dice are not known yet
 
 
 def _new_recorder(header: dict, mat_path: Path) -> MatchRecorder:
@@ -69,7 +72,12 @@ def apply_action(state: Replayed, action: Action) -> None:
     """Play one action onto ``state``; MatRecordError if it does not fit (``state`` is then unusable)."""
     kind, *args = action
     rec = state.recorder
-    if kind == "game":
+    state.rolling = kind == "rolling"
+    if kind == "rolling":
+        if not rec.game_in_progress:
+            raise MatRecordError("no game in progress to roll in")
+        state.awaited = 0
+    elif kind == "game":
         score0, score1, crawford = args
         rec.start_game((score0, score1), crawford)
         state.dice.clear()
@@ -146,8 +154,8 @@ class MatchJournal:
         return journal
 
     @staticmethod
-    def unfinished(matches_dir: Path, user: str, opponent: str) -> list[Path]:
-        """Journals of matches with ``opponent`` that neither ended nor were replaced, oldest first."""
+    def unfinished(matches_dir: Path, user: str, opponent: str | None = None) -> list[Path]:
+        """Journals of matches with ``opponent`` (None: anyone) that neither ended nor were replaced, oldest first."""
         found = []
         for path in sorted(Path(matches_dir).glob(f"*{SUFFIX}")):
             try:
@@ -156,7 +164,8 @@ class MatchJournal:
             except (OSError, ValueError, KeyError, TypeError):
                 log.warning("journal_unreadable", journal=path.name)
                 continue
-            if data.get("status") == PLAYING and (header.get("user"), header.get("opponent")) == (user, opponent):
+            mine = header.get("user") == user and opponent in (None, header.get("opponent"))
+            if data.get("status") == PLAYING and mine:
                 found.append(path)
         return found
 

@@ -25,15 +25,15 @@ import structlog
 from engine.notation import parse_fibs
 from fibsbot.protocol.events import (
     Board, CantMove, DoubleAccepted, DoubleOffered, DoubleRejected, Event, GameEnd, MatchEnd,
-    MatchResumed, MatchStart, NewGame, OnlyPossibleMove, OpeningRoll, OpponentMoves,
-    OpponentRolls, ResignAccepted, YouDoubled, YouRoll,
+    MatchResumed, MatchStart, NewGame, NoSavedMatches, OnlyPossibleMove, OpeningRoll, OpponentMoves,
+    OpponentRolls, ResignAccepted, SavedMatch, SavedMatchesHeader, Welcome, YouDoubled, YouRoll,
 )  # fmt: skip
 from fibsbot.protocol.match.outputs import DecisionRequest, MatchSnapshot, Send
 from fibsbot.records.decisions import DecisionLog
-from fibsbot.records.journal import REPLACED, MatchJournal
+from fibsbot.records.journal import FINISHED, REPLACED, MatchJournal
 from fibsbot.records.matfile import MatchRecorder
 from fibsbot.records.queue import TrainingQueue
-from fibsbot.records.resync import UNSEEN_START, reconcile
+from fibsbot.records.resync import UNSEEN_START, conclude, reconcile
 
 log = structlog.get_logger("fibsbot.records")
 
@@ -56,6 +56,8 @@ class MatchRecords:
         self._resync = False  # the next board decides where a resumed match stands
         self._new_game = False  # "Starting a new game" seen: the next board begins a game we follow
         self._opening: tuple[int, int] | None = None
+        self._listing: set[str] | None = None  # the opponents of a saved-match listing being read
+        self._live: Path | None = None  # the journal of the match begun or resumed in this session
 
     # --- compatibility and counters -----------------------------------------------------------
 
@@ -88,6 +90,12 @@ class MatchRecords:
     # --- events ---------------------------------------------------------------------------
 
     def on_event(self, event: Event, snapshot: MatchSnapshot) -> None:
+        if isinstance(event, Welcome):
+            self._listing = None  # a new session: a listing cut short by the drop proves nothing
+            self._live = None
+        elif self._listing is not None and not isinstance(event, SavedMatch):
+            listed, self._listing = self._listing, None  # the listing is complete
+            self.guarded("saved listing", self._conclude_unlisted, listed)
         handler = _HANDLERS.get(type(event))
         if isinstance(event, MatchEnd) and snapshot.in_match:
             return  # the driver found it does not belong to this match
@@ -132,8 +140,8 @@ class MatchRecords:
 
     def _start(self, event: MatchStart) -> None:
         for path in MatchJournal.unfinished(self.matches_dir, self.user, event.opponent):
-            MatchJournal.load(path).finish(REPLACED)  # the server replaces a saved match by a new one
-            self.events.info("record_replaced", journal=path.name)
+            # the server keeps no saved match beside a new one: it ended unseen, or this one replaces it
+            self._conclude(MatchJournal.load(path), leave_out=False)
         self._open(MatchJournal.create(self.matches_dir, self.user, event.opponent, event.length, site=self.site))
         self.events.info("match_start", opponent=event.opponent, length=event.length, record=self.journal.mat_path.name)
 
@@ -148,8 +156,46 @@ class MatchRecords:
         self.events.info("match_resumed", opponent=event.opponent, length=event.length,
                          record=self.journal.mat_path.name, continued=bool(found))  # fmt: skip
 
+    def _listing_begins(self, event: SavedMatchesHeader) -> None:
+        self._listing = set()
+
+    def _listed(self, event: SavedMatch) -> None:
+        if self._listing is not None:
+            self._listing.add(event.opponent)
+
+    def _none_saved(self, event: NoSavedMatches) -> None:
+        self._conclude_unlisted(set())
+
+    def _conclude_unlisted(self, listed: set[str]) -> None:
+        """Journals of matches the server no longer keeps: the match ended while we were away.
+        Of an opponent's unfinished journals only the newest can be the match the server lists."""
+        journals = [self.journal if self.journal is not None and self.journal.path == path else MatchJournal.load(path)
+                    for path in MatchJournal.unfinished(self.matches_dir, self.user)
+                    if path != self._live]  # fmt: skip - the match being played is not a saved one
+        newest = {journal.header["opponent"]: journal.path for journal in journals}  # oldest first
+        for journal in journals:
+            if journal.header["opponent"] not in listed or newest[journal.header["opponent"]] != journal.path:
+                self._conclude(journal, leave_out=True)
+
+    def _conclude(self, journal: MatchJournal, leave_out: bool) -> None:
+        """Complete a match that ended unseen; ``leave_out``: else leave its game out (with why)."""
+        actions, note = conclude(journal)
+        if note == "left_out" and not leave_out:
+            journal.finish(REPLACED)  # a new match took its place: the record stays as it was
+            self.events.info("record_replaced", journal=journal.path.name)
+            return
+        if actions != journal.actions:
+            journal.rewrite(actions)
+        journal.finish(FINISHED if journal.recorder.is_over else REPLACED)
+        if self.journal is journal:
+            self.journal = None
+        self.events.info("record_concluded", record=journal.mat_path.name, state=note, status=journal.status)
+        if note == "left_out":
+            self.events.warning("game_left_out", record=journal.mat_path.name, reason=actions[-1][1])
+
     def _open(self, journal: MatchJournal) -> None:
         self.journal = journal
+        self._live = journal.path
         self._new_game = False
         self._opening = None
 
@@ -191,6 +237,9 @@ class MatchRecords:
                 return  # the game just left out, logged then
         if last is not None and last[0] == "unseen" and last[1:3] == score:
             return  # logged at an earlier board of this game
+        games = journal.recorder.games
+        if games and list(games[-1].score) == score:
+            return  # a late board of the game just ended (sent before our answer to a double)
         journal.record("unseen", *score, UNSEEN_START)
         self.events.warning("game_left_out", record=journal.mat_path.name, score=score, reason=UNSEEN_START)
 
@@ -296,4 +345,6 @@ _HANDLERS = {
     DoubleOffered: MatchRecords._they_double, DoubleAccepted: MatchRecords._accepted,
     DoubleRejected: MatchRecords._dropped, ResignAccepted: MatchRecords._resigned,
     GameEnd: MatchRecords._game_end, MatchEnd: MatchRecords._match_end,
+    SavedMatchesHeader: MatchRecords._listing_begins, SavedMatch: MatchRecords._listed,
+    NoSavedMatches: MatchRecords._none_saved,
 }  # fmt: skip

@@ -10,26 +10,35 @@ off by what was in flight at the moment of the interruption:
   the server passed on by itself, and the end of the game (the final move and the
   result, when the board says the game is over).  ``records.inference`` finds them
   between the journal's position and the board's;
-* a new game began unseen: its opening is inferred the same way.
+* a game that ended (the opponent's drop of our double, the last bear-off) and the
+  next one begun unseen: its opening is inferred the same way;
+* while we may not double the server rolls for us, so a dance of ours passes the
+  turn back and the opponent may move twice: searched only when one move fits nothing.
 
 A candidate is accepted when replaying it gives the server's position, cube,
 score, pending double and the player the server waits for.  When two histories
 fit (a roll the bot never saw: a dance, or two rolls leading to the same board),
-the game cannot be reconstructed; when none fits, it cannot be followed.  Either
-way the game in progress is left out of the ``.mat`` (``leave_out``, with the
-reason) rather than written wrongly; the games after it are recorded from their start.
+the game cannot be reconstructed; when none fits, it cannot be followed (or, while
+the server rolls for us, more turns passed than the search follows, each after a
+dance of ours whose roll was never shown).  Either way the game in progress is left
+out of the ``.mat`` (``leave_out``, with the reason) rather than written wrongly; the
+games after it are recorded from their start.
+
+``conclude`` completes the journal of a match the server no longer lists after a
+login: it ended while we were away (``inference.match_endings``).
 """
 
 from __future__ import annotations
 
 from fibsbot.protocol.board import FibsBoard
-from fibsbot.records.inference import Inference, awaited
+from fibsbot.records.inference import Inference, awaited, match_endings, server_rolls_for_us
 from fibsbot.records.journal import Action, MatchJournal
 
 # the reasons a game cannot be reconstructed: the information never reached the bot
 AMBIGUOUS = "more than one history fits"
 UNSEEN_START = "the bot never saw the game's beginning"
-UNRECOVERABLE = (AMBIGUOUS, UNSEEN_START)
+UNSEEN_DANCES = "the server rolled for the bot while it was away: dances it never saw"
+UNRECOVERABLE = (AMBIGUOUS, UNSEEN_START, UNSEEN_DANCES)
 
 
 def reconcile(journal: MatchJournal, board: FibsBoard) -> tuple[list[Action], str]:
@@ -43,12 +52,18 @@ def reconcile(journal: MatchJournal, board: FibsBoard) -> tuple[list[Action], st
         return actions, "in_step"
     inference = Inference(journal, board)
     fitting = _fitting(inference, moves=1)
+    unattended = server_rolls_for_us(journal.state)
+    if not fitting and unattended:  # a second move of the opponent, after a dance of ours
+        fitting = _fitting(inference, moves=2)
     distinct = {_signature(candidate) for candidate in fitting}
     if len(distinct) == 1:
         chosen = fitting[0]
         note = "in_step" if chosen == actions else "inferred"
         return _with_pending_roll(chosen, board, inference), note
-    reason = "no journal state fits the server's board" if not fitting else AMBIGUOUS
+    if fitting:
+        reason = AMBIGUOUS
+    else:  # more turns than the search follows: each one after a dance of ours that was never shown
+        reason = UNSEEN_DANCES if unattended else "no journal state fits the server's board"
     if journal.game_in_progress:
         return actions + [["leave_out", reason]], "left_out"
     return actions, "unseen_game"
@@ -80,3 +95,21 @@ def _with_pending_roll(actions: list[Action], board: FibsBoard, inference: Infer
     if state.awaited != waiting:
         return actions
     return actions + [["roll", waiting, *dice]]
+
+
+def conclude(journal: MatchJournal) -> tuple[list[Action], str]:
+    """The server no longer has the match: it ended while we were away (or the game is left out).
+
+    Returns the actions and ``"ended"`` when one history ends the match, ``"left_out"``
+    with a ``leave_out`` action when none or several do, ``"in_step"`` when the journal
+    already holds the end.
+    """
+    actions = journal.actions
+    if journal.recorder.is_over or not journal.game_in_progress:
+        return actions, "in_step"
+    endings = match_endings(journal)
+    distinct = {_signature(candidate) for candidate in endings}
+    if len(distinct) == 1:
+        return endings[0], "ended"
+    reason = AMBIGUOUS if endings else "no end of the match fits the journal"
+    return actions + [["leave_out", reason]], "left_out"

@@ -1,0 +1,132 @@
+"""What happened while the bot was away, rebuilt from what the server shows, or left out with why.
+
+The harness cases were found by a seeded sweep over the cut points of
+``tests.interrupt_harness`` matches, the fixtures in a fault run: before the fix each
+lost moves (its game fitted no history and was dropped, its last move and result never
+reached the ``.mat``, or a journal in step was doubted by dances that could not happen).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.moves import MoveBuffers, generate_moves
+from fibsbot.protocol.board import parse_board_line
+from fibsbot.records.inference import ROLLS, _blocked_dice
+from fibsbot.records.journal import MatchJournal
+from fibsbot.records.resync import AMBIGUOUS, UNRECOVERABLE, conclude, reconcile
+from fibsbot.records.resync import UNSEEN_DANCES as UNSEEN_DANCES_REASON
+from tests.interrupt_harness import InterruptedMatch
+from tests.resume_fixtures import IN_STEP, UNSEEN_DANCES
+from tests.test_records_interrupted import log_lines
+
+
+def played(tmp_path, seed: int, cuts: tuple[int, ...], lag: int) -> tuple[InterruptedMatch, list[dict]]:
+    match = InterruptedMatch(tmp_path, seed=seed, length=3, cuts=cuts, lag=lag)
+    match.play()
+    assert match.kills == len(cuts)
+    lines = [line for line in log_lines(tmp_path / "events.jsonl")
+             if line["event"] in ("record_resumed", "record_concluded", "game_left_out")]  # fmt: skip
+    return match, lines
+
+
+def test_the_opponents_drop_of_our_double_while_we_were_away_ends_the_game_in_the_record(tmp_path):
+    # we doubled (journaled, sent), the kill came, the opponent dropped; the resumed board is between games
+    match, lines = played(tmp_path, seed=0, cuts=(56,), lag=1)
+    first = match.match.history[0]
+    assert first["actions"][-2:] == [("double", 1), ("drop", 0)]  # the bot sits in seat 1
+    audit = match.audit()
+    assert (audit.moves_lost, audit.moves_wrong, audit.games_left_out) == (0, 0, 0), audit
+    assert [line["state"] for line in lines] == ["inferred"]
+
+
+def test_a_game_that_ended_and_the_next_that_began_while_we_were_away_are_both_rebuilt(tmp_path):
+    # as above, and killed again before the resumed board: the next board is of the next game,
+    # whose opening (ours, shown by the board's dice) the bot never saw either
+    match, lines = played(tmp_path, seed=0, cuts=(56, 73), lag=1)
+    audit = match.audit()
+    assert (audit.moves_lost, audit.moves_wrong, audit.games_left_out) == (0, 0, 0), audit
+    assert [line["state"] for line in lines if line["event"] == "record_resumed"] == ["inferred"]
+
+
+def test_a_match_won_by_the_opponents_last_roll_while_we_were_away_gets_its_last_move_and_result(tmp_path):
+    # the opponent's roll was journaled, then the kill; its move bore off the last checker and won
+    # the match, so no saved match is listed when the bot comes back
+    match, lines = played(tmp_path, seed=4, cuts=(294,), lag=1)
+    audit = match.audit()
+    assert (audit.moves_lost, audit.moves_wrong, audit.games_left_out) == (0, 0, 0), audit
+    assert [(line["event"], line["state"]) for line in lines] == [("record_concluded", "ended")]
+    journal = MatchJournal.load(next((tmp_path / "matches").glob("*.journal.json")))
+    assert journal.status == "finished" and journal.recorder.is_over
+
+
+def test_a_match_gone_from_the_server_ended_by_the_opponents_drop_of_our_double(tmp_path):
+    journal = MatchJournal.create(tmp_path, "fibsbot", "oppo", 3)
+    for action in (["game", 2, 0, False], ["opening", 0, 3, 1], ["move", 0, 3, 1, [[8, 5], [6, 5]]],
+                   ["roll", 1, 4, 2], ["move", 1, 4, 2, [[8, 4], [6, 4]]], ["double", 0]):  # fmt: skip
+        journal.record(*action)
+    actions, note = conclude(journal)
+    assert note == "ended" and actions[-1] == ["drop", 1]
+    journal.rewrite(actions)
+    assert journal.recorder.is_over and journal.recorder.score == (3, 0)
+
+
+def test_a_match_gone_from_the_server_that_no_end_explains_leaves_the_game_out(tmp_path):
+    journal = MatchJournal.create(tmp_path, "fibsbot", "oppo", 3)
+    for action in (["game", 0, 0, False], ["opening", 0, 3, 1], ["move", 0, 3, 1, [[8, 5], [6, 5]]]):
+        journal.record(*action)
+    actions, note = conclude(journal)
+    assert note == "left_out" and actions[-1][0] == "leave_out" and actions[-1][1] != AMBIGUOUS
+
+
+def test_an_unseen_roll_that_several_bear_offs_explain_leaves_the_game_out_as_ambiguous(tmp_path):
+    # 1-point match; the opponent, to roll, has two checkers left on its 1 point: any roll bears
+    # them off (the position is set on the replayed state: no short game reaches it)
+    journal = MatchJournal.create(tmp_path, "fibsbot", "oppo", 1)
+    journal.record("game", 0, 0, False)
+    board = journal.state.recorder.games[-1].board
+    board[1][:] = 0
+    board[1][0] = 2
+    journal.state.awaited = 1
+    actions, note = conclude(journal)
+    assert note == "left_out" and actions[-1] == ["leave_out", AMBIGUOUS]
+
+
+def _resumed(tmp_path, fixture: dict, extra: list | None = None) -> tuple[list, str]:
+    journal = MatchJournal.create(tmp_path, "fibsbot", "sparring", fixture["length"])
+    journal.rewrite(fixture["actions"] + (extra or []))
+    return reconcile(journal, parse_board_line(fixture["board"]))
+
+
+def test_a_journal_in_step_is_not_doubted_by_dances_of_ours_that_no_roll_of_ours_allowed(tmp_path):
+    # we may double, so the server waits for our roll: a dance of ours (and theirs after it,
+    # which would give the same board) cannot have happened unless our roll was requested
+    actions, note = _resumed(tmp_path / "a", IN_STEP)
+    assert note == "in_step" and actions == IN_STEP["actions"]
+    actions, note = _resumed(tmp_path / "b", IN_STEP, [["rolling", 0]])  # requested, then the kill
+    assert note == "left_out" and actions[-1] == ["leave_out", AMBIGUOUS]
+
+
+def test_more_turns_than_the_search_follows_while_the_server_rolls_for_us_are_unseen_dances(tmp_path):
+    # the opponent owns the cube: the server rolled for us, we danced, and the opponent went on
+    actions, note = _resumed(tmp_path, UNSEEN_DANCES)
+    assert note == "left_out" and actions[-1] == ["leave_out", UNSEEN_DANCES_REASON]
+    assert UNSEEN_DANCES_REASON in UNRECOVERABLE
+
+
+def test_the_dice_no_checker_can_play_tell_the_dancing_rolls_as_the_move_generator_does():
+    rng = np.random.default_rng(13)
+    buffers = MoveBuffers()
+    for _ in range(1500):
+        rows = np.zeros((2, 25), dtype=np.int8)
+        spread = rng.integers(1, 25)  # how far from home the checkers may be: bear-offs included
+        for side in (0, 1):
+            for _ in range(15):
+                index = 24 if rng.random() < 0.05 else int(rng.integers(0, spread))
+                clash = index < 24 and rows[1 - side, 23 - index] > 0
+                if not clash:
+                    rows[side, index] += 1
+        blocked = _blocked_dice(rows)
+        for d1, d2 in ROLLS:
+            generate_moves(rows, d1, d2, *buffers.args())
+            assert (buffers.steps[0, 0, 0] < 0) == (blocked[d1] and blocked[d2]), (rows, d1, d2)
