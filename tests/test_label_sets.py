@@ -81,3 +81,18 @@ def test_the_fit_command_trains_on_a_label_set(tmp_path, labelled, monkeypatch, 
     assert np.array_equal(race.W1, Net.load(tmp_path / "tiny.race.npz").W1) and race.card["kept_from"] == "tiny"
     assert main(["train", "fit", str(tmp_path / "nothing.npz"), "--net", "tiny", "--name", "x"]) == 2
     assert "no label set" in capsys.readouterr().err
+
+
+def test_crashed_positions_can_be_shown_more_often():
+    from engine.position import Phase, classify
+    from nets.train.distill import repeat_crashed
+
+    contact = np.zeros((2, 2, 25), np.int8)
+    contact[:, 0, 5] = contact[:, 1, 5] = 15
+    contact[1, 0, 5], contact[1, 0, 0], contact[1, 0, 20] = 0, 14, 1  # 14 dead on the ace point: crashed
+    contact[0, 0, 5], contact[0, 0, 20] = 14, 1
+    assert classify(contact[1]) == Phase.CRASHED and classify(contact[0]) != Phase.CRASHED
+    labels = np.array([[0.1] * 5, [0.9] * 5], np.float32)
+    boards, repeated = repeat_crashed(contact, labels, 3)
+    assert len(boards) == 4 and (repeated[2:] == 0.9).all()
+    assert all(classify(board) == Phase.CRASHED for board in boards[2:])

@@ -133,6 +133,8 @@ def _setup(p: argparse.ArgumentParser) -> None:
     fitp.add_argument("--scratch", action="store_true",
                       help="train a new contact net (--encoding, --hidden) from random weights instead of a grown copy")
     fitp.add_argument("--contact-only", action="store_true", help="keep --net's race net as it is")
+    fitp.add_argument("--crashed-repeats", type=int, default=1,
+                      help="show the contact net each crashed position this many times (default 1)")
 
 
 @command("train", "train nets: TD self-play (td), 2-ply labels (harvest), labels by any labeller (relabel), "
@@ -313,7 +315,7 @@ def _fit(args: argparse.Namespace) -> int:
     settings = FitSettings(encoding=args.encoding, hidden=args.hidden, epochs=args.epochs, lr=args.lr,
                            lr_decay=args.lr_decay, patience=args.patience, seed=args.seed,
                            optimizer=args.optimizer, batch=args.batch, scratch=args.scratch,
-                           train_race=not args.contact_only)
+                           train_race=not args.contact_only, crashed_repeats=args.crashed_repeats)
     result = fit_pair(start.contact, start.race, boards, labels, settings,
                       progress=lambda role, e, tr, te: print(f"{role} epoch {e}: train {tr:.5f} held-out {te:.5f}",
                                                              flush=True))

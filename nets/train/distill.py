@@ -14,6 +14,7 @@ import numpy as np
 
 from engine.encode import input_size
 from engine.net import Net
+from engine.position import Phase, classify
 from nets.train.expand import grow
 from nets.train.supervised import fit, split_by_net
 
@@ -31,6 +32,7 @@ class FitSettings:
     optimizer: str = "sgd"
     batch: int = 128
     scratch: bool = False  # a new contact net of `encoding` x `hidden` instead of a grown copy
+    crashed_repeats: int = 1  # each crashed position this many times in the contact net's data
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -49,6 +51,15 @@ def fresh_net(encoding: str, hidden: int, seed: int) -> Net:
     W1 = rng.normal(0.0, 1.0 / np.sqrt(ACTIVE_INPUTS), (n_in, hidden)).astype(np.float32)
     W2 = rng.normal(0.0, 1.0 / np.sqrt(hidden), (hidden, 5)).astype(np.float32)
     return Net("gnubg5", encoding, W1, np.zeros(hidden, np.float32), W2, np.zeros(5, np.float32), {})
+
+
+def repeat_crashed(boards: np.ndarray, labels: np.ndarray, repeats: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every crashed position (gnubg's class) ``repeats`` times: they are 6% of harvested
+    positions, and the net's weakest class."""
+    crashed = np.array([classify(board) == Phase.CRASHED for board in boards], dtype=bool)
+    extra = repeats - 1
+    return (np.concatenate([boards] + [boards[crashed]] * extra),
+            np.concatenate([labels] + [labels[crashed]] * extra))
 
 
 @dataclass
@@ -71,6 +82,8 @@ def fit_pair(contact: Net, race: Net | None, boards: np.ndarray, labels: np.ndar
     if race is not None:  # the figures on the card were measured on other weights
         race.card.pop("strength", None)
     parts = split_by_net(boards, labels)
+    if settings.crashed_repeats > 1:
+        parts["contact"] = repeat_crashed(*parts["contact"], settings.crashed_repeats)
     result = FitResult(contact, race, {role: len(part[0]) for role, part in parts.items()})
     for role, net in (("contact", contact), ("race", race if settings.train_race else None)):
         if net is None or len(parts[role][0]) < 50:
