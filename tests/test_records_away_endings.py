@@ -8,11 +8,7 @@ reached the ``.mat``, or a journal in step was doubted by dances that could not 
 
 from __future__ import annotations
 
-import numpy as np
-
-from engine.moves import MoveBuffers, generate_moves
 from fibsbot.protocol.board import parse_board_line
-from fibsbot.records.inference import ROLLS, _blocked_dice
 from fibsbot.records.journal import MatchJournal
 from fibsbot.records.resync import AMBIGUOUS, UNRECOVERABLE, conclude, reconcile
 from fibsbot.records.resync import UNSEEN_DANCES as UNSEEN_DANCES_REASON
@@ -112,21 +108,3 @@ def test_more_turns_than_the_search_follows_while_the_server_rolls_for_us_are_un
     actions, note = _resumed(tmp_path, UNSEEN_DANCES)
     assert note == "left_out" and actions[-1] == ["leave_out", UNSEEN_DANCES_REASON]
     assert UNSEEN_DANCES_REASON in UNRECOVERABLE
-
-
-def test_the_dice_no_checker_can_play_tell_the_dancing_rolls_as_the_move_generator_does():
-    rng = np.random.default_rng(13)
-    buffers = MoveBuffers()
-    for _ in range(1500):
-        rows = np.zeros((2, 25), dtype=np.int8)
-        spread = rng.integers(1, 25)  # how far from home the checkers may be: bear-offs included
-        for side in (0, 1):
-            for _ in range(15):
-                index = 24 if rng.random() < 0.05 else int(rng.integers(0, spread))
-                clash = index < 24 and rows[1 - side, 23 - index] > 0
-                if not clash:
-                    rows[side, index] += 1
-        blocked = _blocked_dice(rows)
-        for d1, d2 in ROLLS:
-            generate_moves(rows, d1, d2, *buffers.args())
-            assert (buffers.steps[0, 0, 0] < 0) == (blocked[d1] and blocked[d2]), (rows, d1, d2)

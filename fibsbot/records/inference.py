@@ -17,10 +17,9 @@ ended, the final position and the new score (``fits_ended``).  A move with known
 (the roll was journaled or the board shows it) between two known positions is found
 by searching the legal moves, as gnubg's import would; a roll the bot never saw is
 tried with all 21 rolls, and when two rolls explain the board the history is
-ambiguous and the game cannot be reconstructed.  The work is bounded: a dance is
-read from the dice no checker can play, results are compared on the move
-generator's arrays, and a position from which one more move of the opponent cannot
-give the server's is not searched further.
+ambiguous and the game cannot be reconstructed.  The work is bounded: dances and
+results are read from the move generator's arrays, and a position from which one
+more move of the opponent cannot give the server's is not searched further.
 
 ``match_endings`` answers the other question, for a match the server no longer
 lists: which histories end it from the journal on.
@@ -37,7 +36,6 @@ import numpy as np
 from engine.moves import MoveBuffers, generate_moves, steps_to_move
 from engine.position import game_result
 from fibsbot.protocol.board import FibsBoard
-from fibsbot.protocol.match.state import MoveChecker
 from fibsbot.records.journal import Action, MatchJournal, Replayed, apply_action, replay
 
 ROLLS = [(d1, d2) for d1 in range(1, 7) for d2 in range(d1, 7)]
@@ -102,20 +100,13 @@ class Inference:
         assert game is not None
         return np.stack([game.board[player], game.board[1 - player]])
 
-    def _results(self, rows: np.ndarray, dice: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
-        """Every distinct legal result of ``dice`` and its steps (views of scratch arrays that the
-        next call overwrites; an empty first step row: no move)."""
-        buf = self.buffers
-        count = generate_moves(np.ascontiguousarray(rows, dtype=np.int8), *dice, *buf.args())
-        return buf.boards[:count], buf.steps[:count]
-
     def _moves(self, state: Replayed, player: int, keep) -> Iterator[Action]:
         """The moves of ``player`` (its journaled roll, or every roll) whose result ``keep`` accepts
         (``keep(boards)``: a boolean per result, mover in row 0), one spelling per result."""
         known = state.dice.get(player)
         rows = self._rows(state, player)
         for dice in [known] if known else ROLLS:
-            boards, steps = self._results(rows, dice)
+            boards, steps = _results(self.buffers, rows, dice)
             chosen = np.flatnonzero(keep(boards) & (steps[:, 0, 0] >= 0))
             found = [["move", player, *dice, [list(step) for step in steps_to_move(steps[k])]] for k in chosen]
             yield from found  # materialized first: the search below reuses the scratch arrays
@@ -123,8 +114,9 @@ class Inference:
     def _dances(self, state: Replayed, player: int) -> Iterator[Action]:
         """A roll of ``player`` that could not be played (the server passes the turn on by itself)."""
         known = state.dice.get(player)
-        blocked = _blocked_dice(self._rows(state, player))
-        dancing = [dice for dice in ([known] if known else ROLLS) if blocked[dice[0]] and blocked[dice[1]]]
+        rows = self._rows(state, player)
+        dancing = [dice for dice in ([known] if known else ROLLS)
+                   if _results(self.buffers, rows, dice)[1][0, 0, 0] < 0]  # no step: no move
         # rolls never seen: two of them are enough to show the history is ambiguous
         for dice in dancing[:2]:
             yield ["move", player, *dice, []]
@@ -281,29 +273,11 @@ def server_rolls_for_us(state: Replayed) -> bool:
     return game is not None and (game.crawford or game.cube_owner == 1)
 
 
-def _blocked_dice(rows: np.ndarray) -> list[bool]:
-    """For each die 1-6 (index 0 unused): whether no checker of the mover (``rows[0]``) can play it.
-    A roll cannot be played at all exactly when both its dice are blocked."""
-    me, other = rows[0], rows[1]
-
-    def lands(index: int) -> bool:  # the mover's point index+1 is not held by two or more of the other's
-        return other[23 - index] < 2
-
-    blocked = [True] * 7
-    home = not me[6:].any()
-    highest = max((i for i in range(24) if me[i]), default=-1)
-    for die in range(1, 7):
-        if me[24]:
-            blocked[die] = not lands(24 - die)
-            continue
-        for i in range(24):
-            if not me[i]:
-                continue
-            to = i - die
-            if (to >= 0 and lands(to)) or (to < 0 and home and (to == -1 or i == highest)):
-                blocked[die] = False
-                break
-    return blocked
+def _results(buffers: MoveBuffers, rows: np.ndarray, dice: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """Every distinct legal result of ``dice`` for the mover (``rows[0]``) and its steps (views of
+    ``buffers``, which the next call overwrites; a first step row of -1: no move, a dance)."""
+    count = generate_moves(np.ascontiguousarray(rows, dtype=np.int8), *dice, *buffers.args())
+    return buffers.boards[:count], buffers.steps[:count]
 
 
 def match_endings(journal: MatchJournal) -> list[list[Action]]:
@@ -329,13 +303,14 @@ def match_endings(journal: MatchJournal) -> list[list[Action]]:
         if state.awaited == 1:
             rows = np.stack([game.board[1], game.board[0]])
             known = state.dice.get(1)
-            checker = MoveChecker()
+            buffers = MoveBuffers()
             for dice in [known] if known else ROLLS:
-                for move, after in checker.legal(rows, *dice):
-                    final = np.frombuffer(after, dtype=np.int8).reshape(2, 25)
-                    if move and not final[0].any():
+                boards, steps = _results(buffers, rows, dice)
+                for final, step in zip(boards, steps):
+                    if step[0, 0] >= 0 and not final[0].any():
                         points = game_result(final, 0) * game.cube
-                        found.append([["move", 1, *dice, [list(step) for step in move]], ["win", 1, points]])
+                        move = [list(s) for s in steps_to_move(step)]
+                        found.append([["move", 1, *dice, move], ["win", 1, points]])
     ended = []
     for tail in found:
         after = _copied(state)
