@@ -140,23 +140,24 @@ class Agent:
         boards = self._root.boards
         rank_candidates(self.ctx, boards, n, ply, self.filters, np.asarray(weights, np.float64),
                         self._buf2.args(), self._buf1.args(), self._equities, self._probs, self._plies)
-        plies = np.minimum(self._plies[:n], ply)
-        # deepest first, then by equity: a shallow figure never outranks a deeper one
-        won = self._plies[:n] == WON
-        order = sorted(range(n), key=lambda i: (not won[i], -plies[i], -self._equities[i]))
-        return [RankedMove(steps_to_move(self._root.steps[i]), boards[i].copy(), float(self._equities[i]),
-                           tuple(float(p) for p in self._probs[i]), int(plies[i])) for i in order]
+        return self._ranked(n, np.minimum(self._plies[:n], ply))
 
     def _ranked_static(self, n: int, weights) -> list[RankedMove]:
         """The root buffers' ``n`` results ranked at 0-ply without the search kernels
         (interpreted, compiling nothing, until ``search_ready``)."""
-        boards = self._root.boards
         rank = rank_static if self.searching() else rank_interpreted
-        rank(self.ctx, boards, n, np.asarray(weights, np.float64), self._equities, self._probs, self._plies)
+        rank(self.ctx, self._root.boards, n, np.asarray(weights, np.float64), self._equities, self._probs,
+             self._plies)
+        return self._ranked(n, np.zeros(n, np.int64))
+
+    def _ranked(self, n: int, plies: np.ndarray) -> list[RankedMove]:
+        """The root buffers' ``n`` results with their figures, each at depth ``plies[i]``: a
+        winning move first, then deepest first, then by equity (a shallow figure never
+        outranks a deeper one)."""
         won = self._plies[:n] == WON
-        order = sorted(range(n), key=lambda i: (not won[i], -self._equities[i]))
-        return [RankedMove(steps_to_move(self._root.steps[i]), boards[i].copy(), float(self._equities[i]),
-                           tuple(float(p) for p in self._probs[i]), 0) for i in order]
+        order = sorted(range(n), key=lambda i: (not won[i], -plies[i], -self._equities[i]))
+        return [RankedMove(steps_to_move(self._root.steps[i]), self._root.boards[i].copy(), float(self._equities[i]),
+                           tuple(float(p) for p in self._probs[i]), int(plies[i])) for i in order]
 
     # --- decisions -------------------------------------------------------------------
 

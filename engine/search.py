@@ -36,7 +36,7 @@ from engine.dice import ROLL_WEIGHTS
 from engine.game import flip_into as _flip
 from engine.moves import generate_moves
 from engine.net import equity_of
-from engine.static import evaluate_static, weighted_equity  # noqa: F401  (part of this module's face)
+from engine.static import WON, evaluate_static, weighted_equity  # noqa: F401  (part of this module's face)
 
 CACHE_BITS = 18
 _OCCUPIED = np.uint64(1) << np.uint64(40)  # marks a used slot; real high key parts are < 2**16
@@ -264,7 +264,7 @@ def rank_candidates(ctx, candidates, n, ply, filters, weights, buf2, buf1, equit
         equities[i] = weighted_equity(probs[i], weights)
         plies[i] = 0
         if candidates[i, 0].sum() == 0:
-            plies[i] = 99  # exact: never re-searched, always preferred
+            plies[i] = WON  # exact: never re-searched, always preferred
     chosen = np.zeros(n, np.bool_)
     for level in range(1, ply + 1):
         keep = int(filters[0]) if level == 1 else int(filters[2])
