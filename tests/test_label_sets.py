@@ -9,7 +9,7 @@ from engine.net import Net
 from nets.player import load_agent
 from nets.train.distill import FitSettings, fit_pair, fresh_net
 from nets.train.harvest import harvest_games
-from nets.train.label_sets import LabelSetError, label_set_extent, load_label_set
+from nets.train.label_sets import LabelSetError, read_label_set
 
 
 @pytest.fixture(scope="module")
@@ -26,14 +26,14 @@ def test_a_label_set_gives_its_boards_and_the_labels_named(tmp_path, labelled):
     boards, labels = labelled
     _write_set(tmp_path / "one.npz", boards, sage1=labels)
     _write_set(tmp_path / "two.npz", boards, sage1=labels, sage2=1 - labels)
-    got_boards, got = load_label_set(str(tmp_path / "one.npz"))
+    got_boards, got, _ = read_label_set(str(tmp_path / "one.npz"))
     assert np.array_equal(got_boards, boards) and got.dtype == np.float32
     assert np.allclose(got, labels, atol=1e-3)  # stored as float16
-    assert np.allclose(load_label_set(f"{tmp_path / 'two.npz'}:sage2")[1], 1 - labels, atol=1e-3)
-    mean = load_label_set(f"{tmp_path / 'two.npz'}:sage1+sage2")[1]
+    assert np.allclose(read_label_set(f"{tmp_path / 'two.npz'}:sage2")[1], 1 - labels, atol=1e-3)
+    mean = read_label_set(f"{tmp_path / 'two.npz'}:sage1+sage2")[1]
     assert np.allclose(mean, 0.5, atol=1e-3)
-    assert label_set_extent(f"{tmp_path / 'two.npz'}:sage1+sage2")["labeller"].startswith("mean of bgsage@1")
-    extent = label_set_extent(f"{tmp_path / 'two.npz'}:sage2")
+    assert read_label_set(f"{tmp_path / 'two.npz'}:sage1+sage2")[2]["labeller"].startswith("mean of bgsage@1")
+    extent = read_label_set(f"{tmp_path / 'two.npz'}:sage2")[2]
     assert extent["labeller"].startswith("bgsage@2") and extent["positions"] == len(boards)
     assert extent["sources"] == ["test games"]
 
@@ -42,11 +42,11 @@ def test_a_label_set_spec_that_names_nothing_is_a_clear_error(tmp_path, labelled
     boards, labels = labelled
     _write_set(tmp_path / "two.npz", boards, sage1=labels, sage2=labels)
     with pytest.raises(LabelSetError, match="name one"):
-        load_label_set(str(tmp_path / "two.npz"))
+        read_label_set(str(tmp_path / "two.npz"))
     with pytest.raises(LabelSetError, match="no labels 'sage3'"):
-        load_label_set(f"{tmp_path / 'two.npz'}:sage3")
+        read_label_set(f"{tmp_path / 'two.npz'}:sage3")
     with pytest.raises(LabelSetError, match="no label set"):
-        load_label_set(str(tmp_path / "missing.npz"))
+        read_label_set(str(tmp_path / "missing.npz"))
 
 
 def test_a_fresh_net_is_seeded_and_fitting_from_scratch_learns(labelled):

@@ -300,14 +300,15 @@ def _fit(args: argparse.Namespace) -> int:
     from nets.player import NETS_DIR
     from nets.train.distill import FitSettings, fit_pair
     from nets.train.harvest import harvest_extent, load_harvest
-    from nets.train.label_sets import LabelSetError, is_label_set, label_set_extent, load_label_set
+    from nets.train.label_sets import LabelSetError, is_label_set, read_label_set
 
     start = Evaluator.load(_net_path(args.net))
     try:
-        parts = [load_label_set(d) if is_label_set(d) else load_harvest(d) for d in args.data]
-        extents = [label_set_extent(d) if is_label_set(d) else harvest_extent(d) for d in args.data]
+        read = [read_label_set(d) if is_label_set(d) else (*load_harvest(d), harvest_extent(d)) for d in args.data]
     except LabelSetError as exc:
         raise UserError(str(exc)) from None
+    parts = [(b, lab) for b, lab, _ in read]
+    extents = [extent for _, _, extent in read]
     boards = np.concatenate([b for b, _ in parts])
     labels = np.concatenate([lab for _, lab in parts])
     if len(boards) < 100:

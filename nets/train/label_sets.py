@@ -29,34 +29,29 @@ def _parse(spec: str) -> tuple[Path, str | None]:
     return Path(path), key or None
 
 
-def load_label_set(spec: str) -> tuple[np.ndarray, np.ndarray]:
-    """(boards, labels as float32) of ``FILE.npz[:KEY]``."""
+def read_label_set(spec: str) -> tuple[np.ndarray, np.ndarray, dict]:
+    """(boards, labels as float32, what the model card says of them: file, labeller key,
+    positions, sources) of ``FILE.npz[:KEY]``; each array is read once."""
     path, key = _parse(spec)
     if not path.exists():
         raise LabelSetError(f"no label set {path}")
     with np.load(path) as data:
-        keys = [k for k in data.files if k not in NOT_LABELS and data[k].shape[0] == data["boards"].shape[0]]
+        boards = data["boards"].astype(np.int8)
+        named = [k for k in data.files if k not in NOT_LABELS and _rows(data, k) == len(boards)]
         if key is None:
-            if len(keys) != 1:
-                raise LabelSetError(f"{path} holds labels {', '.join(keys)}: name one as {path}:KEY")
-            key = keys[0]
+            if len(named) != 1:
+                raise LabelSetError(f"{path} holds labels {', '.join(named)}: name one as {path}:KEY")
+            key = named[0]
         parts = key.split("+")
         for part in parts:
-            if part not in keys:
-                raise LabelSetError(f"{path} has no labels {part!r}; it has {', '.join(keys)}")
-        labels = sum(data[part].astype(np.float32) for part in parts) / len(parts)
-        return data["boards"].astype(np.int8), labels.astype(np.float32)
-
-
-def label_set_extent(spec: str) -> dict:
-    """What the model card says of a label set: file, labeller key, positions, sources."""
-    path, key = _parse(spec)
-    boards, _ = load_label_set(spec)
-    with np.load(path) as data:
+            if part not in named:
+                raise LabelSetError(f"{path} has no labels {part!r}; it has {', '.join(named)}")
+        arrays = [data[part] for part in parts]
         sources = [str(s) for s in data["sources"]] if "sources" in data.files else []
-    key = key or _only_key(path)
-    return {"file": path.name, "labels": key, "labeller": labeller_of(key), "positions": len(boards),
-            "sources": sources}
+    labels = (sum(array.astype(np.float32) for array in arrays) / len(arrays)).astype(np.float32)
+    extent = {"file": path.name, "labels": key, "labeller": labeller_of(key), "positions": len(boards),
+              "sources": sources}
+    return boards, labels, extent
 
 
 def labeller_of(key: str) -> str:
@@ -68,6 +63,10 @@ def labeller_of(key: str) -> str:
     return key
 
 
-def _only_key(path: Path) -> str:
-    with np.load(path) as data:
-        return next(k for k in data.files if k not in NOT_LABELS)
+def _rows(data, key: str) -> int:
+    """The rows of one array of an open ``.npz``, from its header: the array is not read."""
+    with data.zip.open(f"{key}.npy") as member:
+        version = np.lib.format.read_magic(member)
+        header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+        shape = header(member)[0]
+    return shape[0] if shape else 0
