@@ -26,6 +26,12 @@ def make_board(mover: dict[int, int], opponent: dict[int, int]) -> np.ndarray:
     return np.array([make_row(mover), make_row(opponent)], dtype=np.int8)
 
 
+def backgammon_in_one_roll() -> np.ndarray:
+    """The mover's last checkers on its 1 and 6 points (6-1 bears both off) while the
+    opponent has 13 checkers on its 21 point, in the mover's home board: a backgammon."""
+    return make_board({1: 1, 6: 1}, {21: 13, 24: 2})
+
+
 def make_position(mover: dict[int, int], opponent: dict[int, int]) -> Position:
     return Position(make_board(mover, opponent))
 

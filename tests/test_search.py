@@ -14,6 +14,7 @@ from engine.net import Net
 from engine.position import Position
 from engine.search import ROLL_WEIGHTS, ROLLS, clear_cache, position_key
 from engine.selfplay_sample import sample_positions
+from tests.board_builder import backgammon_in_one_roll
 
 
 @pytest.fixture(scope="module")
@@ -118,12 +119,7 @@ def test_the_two_ply_value_of_the_chosen_move_matches_the_recursion(agent):
 
 
 def test_a_winning_move_is_always_chosen(agent):
-    board = np.zeros((2, 25), np.int8)
-    board[0, 0] = 1
-    board[0, 5] = 1
-    board[1, 20] = 13
-    board[1, 23] = 2
-    choice = agent.choose_move(board, 6, 1)
+    choice = agent.choose_move(backgammon_in_one_roll(), 6, 1)
     assert choice.board[0].sum() == 0 and choice.equity == 3.0  # a backgammon, exact
 
 

@@ -15,6 +15,7 @@ from engine.search import rank_candidates
 from engine.selfplay_sample import sample_positions
 from engine.static import WON, probabilities_interpreted, rank_interpreted, rank_static
 from nets.player import load_agent
+from tests.board_builder import backgammon_in_one_roll
 
 WEIGHTS = [(1.0, 1.0, 1.0, 1.0), (0.6, 0.2, 1.4, 0.3)]  # money, and a match score's values
 
@@ -114,11 +115,6 @@ def test_an_agent_waiting_for_its_search_plays_at_zero_ply_then_searches():
 def test_a_won_game_is_taken_on_the_static_path():
     agent = load_agent("net:default@2")
     agent.search_ready = False
-    board = np.zeros((2, 25), np.int8)
-    board[0, 0] = 1
-    board[0, 5] = 1
-    board[1, 20] = 13
-    board[1, 23] = 2
-    choice = agent.choose_move(board, 6, 1)
+    choice = agent.choose_move(backgammon_in_one_roll(), 6, 1)
     assert choice.ply == 0 and choice.board[0].sum() == 0 and choice.equity == 3.0
     assert WON == 99
