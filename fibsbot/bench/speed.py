@@ -118,8 +118,8 @@ def shipped_net_evaluator():
         what = "shipped default net" if BENCH_NET == "default" else f"net {BENCH_NET}"
         return Evaluator.load(path), what
     except ValueError:
-        return Evaluator(Net.create("gnubg5", "contact", 128), Net.create("gnubg5", "race", 64)), \
-            "untrained net of the shipped size (gnubg5, contact encoding, 128 hidden)"
+        return Evaluator(Net.create("gnubg5", "contact2", 400), Net.create("gnubg5", "race", 64)), \
+            "untrained net of the shipped size (gnubg5, contact2 encoding, 400 hidden)"
 
 
 def _gnubg_nn_rate(positions: np.ndarray, limit: int = 20000) -> dict | None:
