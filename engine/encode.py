@@ -141,36 +141,45 @@ def _contact_side(me, them, out, base, extra):
 @njit(cache=True)
 def _contact_tail(me, them, out, base, extra):
     """The units after one side's 25 points: off and the hand-made features."""
+    # one pass over the points for the simple counts: this runs for every candidate
     k = base + 100
-    out[k] = (15 - me.sum()) / 15.0
-    out[k + 1] = _pips(me) / 167.0
+    checkers = me[24]
+    pips = 25 * me[24]
     back = me[24]
-    for i in range(18, 24):
-        back += me[i]
-    out[k + 2] = back / 15.0
+    rear = 24 if me[24] > 0 else -1
     made = 0
-    for i in range(6):
-        if me[i] >= 2:
-            made += 1
-    out[k + 3] = made / 6.0
+    home = 0
     run = 0
     best = 0
     blots = 0
+    anchor = 0.0
     for i in range(24):
-        if me[i] >= 2:
+        n = me[i]
+        checkers += n
+        pips += n * (i + 1)
+        if n > 0:
+            rear = max(rear, i)
+        if n >= 2:
             run += 1
             best = max(best, run)
+            if i < 6:
+                made += 1
+            elif i >= 18:
+                anchor = (i - 17) / 6.0  # the deepest anchor: the last one seen
         else:
             run = 0
-        if me[i] == 1:
-            blots += 1
+            if n == 1:
+                blots += 1
+        if i < 6:
+            home += n
+        elif i >= 18:
+            back += n
+    out[k] = (15 - checkers) / 15.0
+    out[k + 1] = pips / 167.0
+    out[k + 2] = back / 15.0
+    out[k + 3] = made / 6.0
     out[k + 4] = best / 6.0
     out[k + 5] = min(blots, 5) / 5.0
-    anchor = 0.0
-    for i in range(23, 17, -1):
-        if me[i] >= 2:
-            anchor = (i - 17) / 6.0
-            break
     out[k + 6] = anchor
     if extra:
         shots, pip_loss, double_shots = hit_stats(me, them)
@@ -178,7 +187,6 @@ def _contact_tail(me, them, out, base, extra):
     else:
         shots = count_shots(me, them)
     out[k + 7] = shots / 36.0
-    rear = rearmost(me)
     escapes = 0
     contain = 0
     if rear >= 0:
@@ -192,9 +200,6 @@ def _contact_tail(me, them, out, base, extra):
                 contain += 1
     out[k + 8] = escapes / 6.0
     out[k + 9] = contain / 12.0
-    home = 0
-    for i in range(6):
-        home += me[i]
     out[k + 10] = home / 15.0
 
 

@@ -38,26 +38,49 @@ def _open(pos, defender):
     return pos >= 0 and defender[23 - pos] < 2
 
 
+def _path_tables():
+    """By distance 1..24: the rolls that cover it with one die, and the combinations
+    (two different dice, or a double moved 2-4 times) with the points they pass."""
+    single = np.zeros(25, dtype=np.int64)
+    combos = np.zeros((25, 3, 3), dtype=np.int64)  # (roll bit, first die, second die)
+    n_combos = np.zeros(25, dtype=np.int64)
+    doubles = np.zeros((25, 3, 3), dtype=np.int64)  # (roll bit, die, moves)
+    n_doubles = np.zeros(25, dtype=np.int64)
+    for dist in range(1, 25):
+        if dist <= 6:
+            single[dist] = ROLLS_HOLDING[dist]
+        for d1 in range(1, 7):
+            d2 = dist - d1
+            if d1 < d2 <= 6:
+                combos[dist, n_combos[dist]] = (1 << ROLL_INDEX[d1, d2], d1, d2)
+                n_combos[dist] += 1
+        for d in range(1, 7):
+            if dist % d == 0 and 2 <= dist // d <= 4:
+                doubles[dist, n_doubles[dist]] = (1 << ROLL_INDEX[d, d], d, dist // d)
+                n_doubles[dist] += 1
+    return single, combos, n_combos, doubles, n_doubles
+
+
+SINGLE_DIE, COMBOS, N_COMBOS, DOUBLES, N_DOUBLES = _path_tables()
+
+
 @njit(cache=True)
 def _hitting_rolls(a, b, defender):
     """Bit mask of the rolls that carry a checker from attacker column a to column b."""
     dist = a - b
-    mask = 0
-    if dist <= 6:
-        mask |= ROLLS_HOLDING[dist]
-    for d1 in range(1, 7):
-        d2 = dist - d1
-        if d2 > d1 and d2 <= 6 and (_open(a - d1, defender) or _open(a - d2, defender)):
-            mask |= 1 << ROLL_INDEX[d1, d2]
-    for d in range(1, 7):
-        if dist % d == 0 and 2 <= dist // d <= 4:
-            ok = True
-            for k in range(1, dist // d):
-                if not _open(a - k * d, defender):
-                    ok = False
-                    break
-            if ok:
-                mask |= 1 << ROLL_INDEX[d, d]
+    mask = SINGLE_DIE[dist]
+    for j in range(N_COMBOS[dist]):
+        if _open(a - COMBOS[dist, j, 1], defender) or _open(a - COMBOS[dist, j, 2], defender):
+            mask |= COMBOS[dist, j, 0]
+    for j in range(N_DOUBLES[dist]):
+        d = DOUBLES[dist, j, 1]
+        ok = True
+        for k in range(1, DOUBLES[dist, j, 2]):
+            if not _open(a - k * d, defender):
+                ok = False
+                break
+        if ok:
+            mask |= DOUBLES[dist, j, 0]
     return mask
 
 
@@ -66,12 +89,12 @@ def _blot_mask(attacker, defender, c):
     """Bit mask of the rolls with which ``attacker`` (on roll) reaches the blot of
     ``defender`` on its column ``c``; a checker on the bar only hits from the bar."""
     b = 23 - c  # the blot's column in the attacker's numbering
-    from_bar_only = attacker[24] > 0
+    if attacker[24] > 0:
+        return _hitting_rolls(24, b, defender)
     mask = 0
-    for a in range(24, b, -1):
-        if attacker[a] == 0 or (from_bar_only and a != 24) or a - b > 24:
-            continue
-        mask |= _hitting_rolls(a, b, defender)
+    for a in range(23, b, -1):
+        if attacker[a] > 0:
+            mask |= _hitting_rolls(a, b, defender)
     return mask
 
 
@@ -86,42 +109,34 @@ def count_shots(attacker, defender):
     for c in range(24):
         if defender[c] == 1:
             mask |= _blot_mask(attacker, defender, c)
-    hits = 0
-    for k in range(21):
-        if mask & (1 << k):
-            hits += ROLL_WEIGHT[k]
-    return hits
+    return _weight(mask)
 
 
 @njit(cache=True)
 def hit_stats(attacker, defender):
     """(rolls hitting at least one blot, expected pips the defender loses to the
     farthest-advanced blot a roll can hit, rolls able to hit two blots), rolls of 36."""
-    masks = np.zeros(15, np.int64)
-    pips_of = np.zeros(15, np.int64)  # a blot's point number: what being hit costs it
-    n = 0
-    for c in range(24):
-        if defender[c] == 1:
-            masks[n] = _blot_mask(attacker, defender, c)
-            pips_of[n] = c + 1
-            n += 1
-    shots = 0
-    doubles = 0
+    # bit masks over the 21 rolls, no arrays: this runs for every candidate move
+    hit_once = 0
+    hit_twice = 0
     pips = 0
+    for c in range(23, -1, -1):  # farthest-advanced blot first: it is the worst hit
+        if defender[c] == 1:
+            mask = _blot_mask(attacker, defender, c)
+            pips += _weight(mask & ~hit_once) * (c + 1)
+            hit_twice |= hit_once & mask
+            hit_once |= mask
+    return _weight(hit_once), pips / 36.0, _weight(hit_twice)
+
+
+@njit(cache=True, inline="always")
+def _weight(mask):
+    """Rolls of 36 in a mask of the 21 unordered rolls."""
+    total = 0
     for k in range(21):
-        bit = 1 << k
-        hit = 0
-        worst = 0
-        for i in range(n):
-            if masks[i] & bit:
-                hit += 1
-                worst = max(worst, pips_of[i])
-        if hit:
-            shots += ROLL_WEIGHT[k]
-            pips += ROLL_WEIGHT[k] * worst
-        if hit >= 2:
-            doubles += ROLL_WEIGHT[k]
-    return shots, pips / 36.0, doubles
+        if mask & (1 << k):
+            total += ROLL_WEIGHT[k]
+    return total
 
 
 @njit(cache=True, inline="always")
