@@ -1,4 +1,4 @@
-"""Rollout options: luck adjustment (variance reduction) and truncation after N turns."""
+"""Rollout options: luck adjustment (variance reduction), truncation after N turns, pruning."""
 
 from __future__ import annotations
 
@@ -55,9 +55,48 @@ def test_rollout_benchmark_reports_its_keys_and_gnubgs_reference():
 
     result = bench_rollout(positions=1, games=36, reference_games=36)
     assert result["rollout_games_per_s"] > 0 and result["rollout"]["games"] == 36
+    assert result["rollout_pruned_games_per_s"] > 0 and result["rollout"]["pruned"]["games"] == 36
     reference = result["rollout"]["reference_gnubg_rollout"]
     if GNUBG.exists():
         assert reference["games"] == 36 and reference["games_per_s"] > 0
         assert result["rollout"]["ratio_vs_gnubg_rollout"] > 0
+        assert result["rollout"]["pruned"]["ratio_vs_gnubg_rollout"] > 0
     else:
         assert reference.startswith("skipped")
+
+
+def _equity(p):
+    return 2 * p[0] - 1 + p[1] - p[3] + p[2] - p[4]
+
+
+def test_a_pruned_rollout_plays_the_full_nets_best_of_the_pruning_nets_four(agent):
+    """--prune: of each roll's moves the pruning net keeps its four favourites and the
+    full net picks among them; one turn, then the net's figures of that choice."""
+    from engine.search import PRUNE_KEEP
+
+    board = Position.initial().board
+    out = _play(agent, board, 1, 0, 36, True, False, 1, True)
+    small = agent.evaluator.prune
+    assert small is not None
+    narrowed = 0
+    for g in range(36):
+        d1, d2 = g // 6 + 1, g % 6 + 1
+        ranked = agent.rank_moves(board, d1, d2, ply=0)
+        # the pruning net scores each result from the opponent's side, before its roll
+        cheap = [-_equity(small.probabilities(np.ascontiguousarray(m.board[::-1]))) for m in ranked]
+        favourites = sorted(range(len(ranked)), key=lambda i: -cheap[i])[:PRUNE_KEEP]
+        best = max(favourites, key=lambda i: _equity(ranked[i].probs))
+        narrowed += best != 0
+        assert np.abs(out[g] - np.array(ranked[best].probs)).max() < 1e-5
+    assert narrowed > 0  # the pruning net did leave out the full net's choice on some roll
+
+
+def test_pruning_is_a_no_op_for_a_net_without_a_pruning_net():
+    from engine.agent import Agent
+    from engine.evaluator import Evaluator
+    from nets.player import resolve_net_path
+
+    full = Evaluator.load(resolve_net_path("default"))
+    bare = Agent(Evaluator(full.contact, full.race, "bare"), ply=0)
+    board = Position.initial().board
+    assert np.array_equal(_play(bare, board, 2, 0, 20, True, False, 0, True), _play(bare, board, 2, 0, 20, True))

@@ -62,34 +62,50 @@ def gnubg_rollout_rate(boards: np.ndarray, games: int, timeout: float = 1800) ->
     cpu = json.loads(found.group(1))["cpu_s"]
     total = games * len(boards)
     return {"games_per_s": total / cpu, "games": total, "positions": len(boards), "cpu_s": cpu,
-            "note": "gnubg rollout, 1 thread, cubeless, 0-ply, no variance reduction, quasi-random dice, "
-                    "truncated at the one-sided bearoff database; CPU seconds of the rollouts alone"}
+            "note": "gnubg rollout, 1 thread, cubeless, 0-ply with its pruning nets (its default), no variance "
+                    "reduction, quasi-random dice, truncated at the one-sided bearoff database; CPU seconds of "
+                    "the rollouts alone"}
+
+
+def _games_per_cpu_s(boards, games: int, agent, prune: bool) -> tuple[float, dict]:
+    from engine.rollout import rollout_position
+
+    rollout_position(boards[0], 36, agent=agent, prune=prune)  # compile outside the timing
+    start_cpu, start = time.process_time(), time.perf_counter()
+    stderrs = [rollout_position(b, games, agent=agent, seed=3, prune=prune).equity_stderr for b in boards]
+    cpu, wall = time.process_time() - start_cpu, time.perf_counter() - start
+    total = games * len(boards)
+    return total / cpu, {"games": total, "positions": len(boards), "cpu_s": cpu, "wall_s": wall,
+                         "mean_equity_stderr": float(np.mean(stderrs))}
 
 
 def bench_rollout(positions: int = 8, games: int = 144, reference_games: int = 144) -> dict:
-    """Games per second of ``rollout_position`` at 0-ply on self-play positions."""
-    from engine.rollout import rollout_position
+    """Games per second of ``rollout_position`` at 0-ply on self-play positions: every
+    move scored by the full net (``rollout_games_per_s``), and as gnubg's rollouts play
+    by default, the pruning net choosing what the full net scores (``rollout_pruned_games_per_s``)."""
     from fibsbot.bench.speed import BENCH_NET
     from nets.player import load_agent
 
     boards, _ = decision_positions(positions, seed=31)
     agent = load_agent(f"net:{BENCH_NET}", ply=0)
-    rollout_position(boards[0], 36, agent=agent)  # compile outside the timing
-    start_cpu, start = time.process_time(), time.perf_counter()
-    stderrs = [rollout_position(b, games, agent=agent, seed=3).equity_stderr for b in boards]
-    cpu, wall = time.process_time() - start_cpu, time.perf_counter() - start
-    total = games * len(boards)
-    result = {"rollout_games_per_s": total / cpu,
-              "rollout": {"games": total, "positions": len(boards), "cpu_s": cpu, "wall_s": wall,
-                          "mean_equity_stderr": float(np.mean(stderrs)),
-                          "settings": "0-ply, cubeless, truncated at the one-sided bearoff database",
+    rate, detail = _games_per_cpu_s(boards, games, agent, prune=False)
+    result = {"rollout_games_per_s": rate,
+              "rollout": {**detail, "settings": "0-ply, every legal move scored by the full net, cubeless, "
+                                                "truncated at the one-sided bearoff database",
                           "sample": "pubeval self-play turns with a choice, before the roll"}}
+    if agent.evaluator.prune is not None:
+        pruned, detail = _games_per_cpu_s(boards, games, agent, prune=True)
+        result["rollout_pruned_games_per_s"] = pruned
+        result["rollout"]["pruned"] = {**detail, "settings": "0-ply with the pruning net (fibsbot rollout --prune), "
+                                                             "as gnubg's rollout reference plays"}
     reference = gnubg_rollout_rate(boards, reference_games)
     if reference is None:
         result["rollout"]["reference_gnubg_rollout"] = "skipped: GNU Backgammon not installed or not answering"
     else:
         result["rollout"]["reference_gnubg_rollout"] = reference
-        result["rollout"]["ratio_vs_gnubg_rollout"] = result["rollout_games_per_s"] / reference["games_per_s"]
+        result["rollout"]["ratio_vs_gnubg_rollout"] = rate / reference["games_per_s"]
+        if "pruned" in result["rollout"]:
+            result["rollout"]["pruned"]["ratio_vs_gnubg_rollout"] = pruned / reference["games_per_s"]
     return result
 
 

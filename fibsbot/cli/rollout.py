@@ -26,6 +26,9 @@ def _setup(p: argparse.ArgumentParser) -> None:
                    help="variance reduction: take the luck of every roll (against the 21 rolls) off each game")
     p.add_argument("--max-turns", type=int, default=0, metavar="N",
                    help="stop each game after N turns with the 0-ply figures (default 0: play on)")
+    p.add_argument("--prune", action="store_true",
+                   help="play as gnubg's rollouts do: the pruning net picks the moves the full net scores "
+                        "(about twice the games per second)")
     p.add_argument("--json", action="store_true")
 
 
@@ -45,7 +48,8 @@ def _rollout(args: argparse.Namespace) -> int:
         raise UserError(str(exc)) from exc
     spec = f"net:{args.net}"
     common = dict(spec=spec, seed=args.seed, truncate=not args.no_truncate, workers=args.workers,
-                  ray_address=args.ray_address, varredn=args.varredn, max_turns=max(0, args.max_turns))
+                  ray_address=args.ray_address, varredn=args.varredn, max_turns=max(0, args.max_turns),
+                  prune=args.prune)
     try:
         if request.dice is None:
             result = rollout_position(request.board, args.games, **common).as_dict()
