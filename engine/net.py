@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 from numba import njit
+from numpy.polynomial import polynomial as P
 
 from engine.encode import encode_into, encoding_id, input_size
 
@@ -37,33 +38,39 @@ class NetError(ValueError):
     """A net file that cannot be used: missing, corrupt, or not what its card says."""
 
 
-# The logistic function tabulated every 1/128 on [-16, 16] and interpolated linearly:
-# about a fifth of the cost of exp() (which numba cannot vectorise here), with an
-# error below 2e-6; outside the table the function is within 1.2e-7 of 0 or 1.
-_SIG_STEPS = 128
-_SIG_RANGE = 16.0
-_SIG_TABLE = (1.0 / (1.0 + np.exp(-np.arange(-_SIG_RANGE, _SIG_RANGE + 2.0 / _SIG_STEPS, 1.0 / _SIG_STEPS)))
-              ).astype(np.float32)
-_SIG_LAST = 2 * int(_SIG_RANGE) * _SIG_STEPS
+def _tanh_convergent(depth: int) -> tuple[np.ndarray, np.ndarray]:
+    """Coefficients (in u = t*t, lowest first) of P and Q with tanh(t) ~ t P(u) / Q(u):
+    Lambert's continued fraction t / (1 + u / (3 + u / (5 + ...))) cut after ``depth``
+    terms.  Every coefficient is positive, so float32 evaluation does not cancel."""
+    num_prev, num = np.array([0.0]), np.array([1.0])  # convergents of 1 + u/(3 + u/(5 + ...))
+    den_prev, den = np.array([1.0]), np.array([1.0])
+    for k in range(1, depth + 1):
+        num, num_prev = P.polyadd((2 * k + 1) * num, P.polymul([0.0, 1.0], num_prev)), num
+        den, den_prev = P.polyadd((2 * k + 1) * den, P.polymul([0.0, 1.0], den_prev)), den
+    return num / den[0], den / den[0]
 
 
-_TN = tuple(np.float32(v) for v in (1.0, 0.14492753623188406, 0.004968944099378882, 5.8116305255893354e-05, 2.374032077446624e-07, 2.466526833710778e-10))
-_TD = tuple(np.float32(v) for v in (1.0, 0.4782608695652174, 0.031055900621118012, 0.0006102212051868803, 4.273257740475492e-06, 9.496128312168e-09, 3.162213887741032e-12))
-n0, n1, n2, n3, n4, n5 = _TN
-d0, d1, d2, d3, d4, d5, d6 = _TD
-_H = np.float32(0.5)
-_LIM = np.float32(8.0)
+# The logistic function as 1/2 + tanh(x/2)/2 with a rational tanh on |x/2| <= 8 (the
+# 11-term convergent: error below 1e-7 there, the cut-off below 1.2e-7): only
+# multiplies, adds and one divide, which the compiler vectorises over a hidden layer
+# (exp() and a table lookup it does not); kernels that apply it to a layer compile with
+# error_model="numpy", since Python's zero-division check would stop the vectorising.
+_TANH_P, _TANH_Q = _tanh_convergent(11)
+p0, p1, p2, p3, p4, p5 = (np.float32(c) for c in _TANH_P)
+q0, q1, q2, q3, q4, q5, q6 = (np.float32(c) for c in _TANH_Q)
+_HALF = np.float32(0.5)
+_CUT = np.float32(8.0)
 
 
 @njit(cache=True, inline="always", fastmath=True)
 def sigmoid(x):
-    t = x * _H
-    t = t if t < _LIM else _LIM
-    t = t if t > -_LIM else -_LIM
+    t = x * _HALF
+    t = t if t < _CUT else _CUT
+    t = t if t > -_CUT else -_CUT
     u = t * t
-    p = ((((n5 * u + n4) * u + n3) * u + n2) * u + n1) * u + n0
-    q = (((((d6 * u + d5) * u + d4) * u + d3) * u + d2) * u + d1) * u + d0
-    return _H + _H * (t * p / q)
+    num = ((((p5 * u + p4) * u + p3) * u + p2) * u + p1) * u + p0
+    den = (((((q6 * u + q5) * u + q4) * u + q3) * u + q2) * u + q1) * u + q0
+    return _HALF + _HALF * (t * num / den)
 
 
 @njit(cache=True, fastmath=True, error_model="numpy")

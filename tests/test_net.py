@@ -243,3 +243,21 @@ def test_unknown_architecture_to_create():
 ])
 def test_equity_of_known_probabilities(probs, equity):
     assert equity_of(np.array(probs, np.float32)) == pytest.approx(equity, abs=1e-6)
+
+
+def test_the_vectorised_logistic_is_within_float32_rounding_of_the_exact_one():
+    """hidden_layer with one input unit per x: every hidden unit is sigmoid(x)."""
+    x = np.linspace(-40.0, 40.0, 20001).astype(np.float32)
+    h = np.empty_like(x)
+    hidden_layer(np.ones((1, len(x)), np.float32), x, np.zeros(1, np.float32), h)
+    exact = 1.0 / (1.0 + np.exp(-x.astype(np.float64)))
+    assert np.abs(h - exact).max() < 3e-7
+
+
+def test_net_keeps_its_output_weights_column_major_through_save_load_and_copy(tmp_path):
+    net = Net.create("gnubg5", "contact2", 12, seed=4)
+    assert net.W2.flags.f_contiguous and net.copy().W2.flags.f_contiguous
+    net.save(tmp_path / "n.npz", name="n")
+    loaded = Net.load(tmp_path / "n.npz")
+    assert loaded.W2.flags.f_contiguous and np.array_equal(loaded.W2, net.W2)
+    assert loaded.weights_digest() == net.weights_digest()
