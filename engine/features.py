@@ -31,11 +31,27 @@ def _roll_tables():
 
 
 ROLL_INDEX, ROLL_WEIGHT, ROLLS_HOLDING = _roll_tables()
+ALL_ROLLS = (1 << 21) - 1
+DOUBLE_ROLLS = sum(1 << int(ROLL_INDEX[d, d]) for d in range(1, 7))
 
 
 @njit(cache=True, inline="always")
-def _open(pos, defender):
-    return pos >= 0 and defender[23 - pos] < 2
+def _open(pos, blocked):
+    """Whether the attacker may land on its column ``pos`` (``blocked``: see ``_point_masks``)."""
+    return pos >= 0 and (blocked >> pos) & 1 == 0
+
+
+@njit(cache=True, inline="always")
+def _point_masks(attacker, defender):
+    """Bit p: the attacker has a checker on its column p; the defender holds it (2+)."""
+    occupied = 0
+    blocked = 0
+    for p in range(24):
+        if attacker[p] > 0:
+            occupied |= 1 << p
+        if defender[23 - p] >= 2:
+            blocked |= 1 << p
+    return occupied, blocked
 
 
 def _path_tables():
@@ -65,18 +81,18 @@ SINGLE_DIE, COMBOS, N_COMBOS, DOUBLES, N_DOUBLES = _path_tables()
 
 
 @njit(cache=True)
-def _hitting_rolls(a, b, defender):
+def _hitting_rolls(a, b, blocked):
     """Bit mask of the rolls that carry a checker from attacker column a to column b."""
     dist = a - b
     mask = SINGLE_DIE[dist]
     for j in range(N_COMBOS[dist]):
-        if _open(a - COMBOS[dist, j, 1], defender) or _open(a - COMBOS[dist, j, 2], defender):
+        if _open(a - COMBOS[dist, j, 1], blocked) or _open(a - COMBOS[dist, j, 2], blocked):
             mask |= COMBOS[dist, j, 0]
     for j in range(N_DOUBLES[dist]):
         d = DOUBLES[dist, j, 1]
         ok = True
         for k in range(1, DOUBLES[dist, j, 2]):
-            if not _open(a - k * d, defender):
+            if not _open(a - k * d, blocked):
                 ok = False
                 break
         if ok:
@@ -85,16 +101,20 @@ def _hitting_rolls(a, b, defender):
 
 
 @njit(cache=True)
-def _blot_mask(attacker, defender, c):
-    """Bit mask of the rolls with which ``attacker`` (on roll) reaches the blot of
-    ``defender`` on its column ``c``; a checker on the bar only hits from the bar."""
+def _blot_mask(attacker, occupied, blocked, c):
+    """Bit mask of the rolls with which ``attacker`` (on roll) reaches the defender's
+    blot on its column ``c``; a checker on the bar only hits from the bar."""
     b = 23 - c  # the blot's column in the attacker's numbering
     if attacker[24] > 0:
-        return _hitting_rolls(24, b, defender)
+        return _hitting_rolls(24, b, blocked)
     mask = 0
-    for a in range(23, b, -1):
-        if attacker[a] > 0:
-            mask |= _hitting_rolls(a, b, defender)
+    behind = occupied >> (b + 1)  # the attacker's points behind the blot
+    a = b + 1
+    while behind:
+        if behind & 1:
+            mask |= _hitting_rolls(a, b, blocked)
+        behind >>= 1
+        a += 1
     return mask
 
 
@@ -105,10 +125,11 @@ def count_shots(attacker, defender):
     Exact for single dice, combinations through open points and doubles; a checker on
     the bar only hits from the bar.
     """
+    occupied, blocked = _point_masks(attacker, defender)
     mask = 0
     for c in range(24):
         if defender[c] == 1:
-            mask |= _blot_mask(attacker, defender, c)
+            mask |= _blot_mask(attacker, occupied, blocked, c)
     return _weight(mask)
 
 
@@ -116,13 +137,14 @@ def count_shots(attacker, defender):
 def hit_stats(attacker, defender):
     """(rolls hitting at least one blot, expected pips the defender loses to the
     farthest-advanced blot a roll can hit, rolls able to hit two blots), rolls of 36."""
-    # bit masks over the 21 rolls, no arrays: this runs for every candidate move
+    # bit masks over the 21 rolls and the 24 points, no arrays: this runs for every candidate
+    occupied, blocked = _point_masks(attacker, defender)
     hit_once = 0
     hit_twice = 0
     pips = 0
     for c in range(23, -1, -1):  # farthest-advanced blot first: it is the worst hit
         if defender[c] == 1:
-            mask = _blot_mask(attacker, defender, c)
+            mask = _blot_mask(attacker, occupied, blocked, c)
             pips += _weight(mask & ~hit_once) * (c + 1)
             hit_twice |= hit_once & mask
             hit_once |= mask
@@ -131,12 +153,17 @@ def hit_stats(attacker, defender):
 
 @njit(cache=True, inline="always")
 def _weight(mask):
-    """Rolls of 36 in a mask of the 21 unordered rolls."""
-    total = 0
-    for k in range(21):
-        if mask & (1 << k):
-            total += ROLL_WEIGHT[k]
-    return total
+    """Rolls of 36 in a mask of the 21 unordered rolls: two for each roll, less one
+    for each double."""
+    return 2 * _popcount(mask & ALL_ROLLS) - _popcount(mask & DOUBLE_ROLLS)
+
+
+@njit(cache=True, inline="always")
+def _popcount(v):
+    v = v - ((v >> 1) & 0x5555555555555555)
+    v = (v & 0x3333333333333333) + ((v >> 2) & 0x3333333333333333)
+    v = (v + (v >> 4)) & 0x0F0F0F0F0F0F0F0F
+    return (v * 0x0101010101010101) >> 56
 
 
 @njit(cache=True, inline="always")
