@@ -110,6 +110,14 @@ def static_set(ctx, boards, n, out):
             cls[i] = 2
         elif use_race and not board_has_contact(boards[i]):
             cls[i] = 1
+    contact = 0
+    for i in range(n):
+        contact += cls[i] == 0
+    if contact == n:  # the usual case: every result for the contact net, in place
+        evaluate_replies(nets[0], nets[1], nets[2], nets[3], nets[4], nets[5], boards, n, ctx[14], opp)
+        for c in range(n):
+            invert_probs(opp[c], out[c])
+        return
     for which in range(2):
         count = _gather(boards, n, cls, which, dest, index)
         if count == 0:

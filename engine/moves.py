@@ -25,6 +25,10 @@ from engine.position import BAR, Position, PositionError
 MAX_RESULTS = 4096
 HASH_SLOTS = 8192  # power of two, at least twice MAX_RESULTS for short probes
 MAX_STEPS = 4
+# Zobrist keys: one random word per (side, point, checker count); a board's hash is the
+# XOR of its 50 keys, and a step changes it by a few XORs, so a result's hash is known
+# when it is reached.  Equal hashes are then compared board against board (exact).
+ZOBRIST = np.random.default_rng(20261124).integers(0, 2**63, size=(2, 25, 16), dtype=np.int64).astype(np.uint64)
 
 
 class MoveBuffers:
@@ -69,47 +73,58 @@ def _step_target(board, src, die, outside):
 
 
 @njit(cache=True, inline="always")
-def _apply_step(src_board, dst_board, src, dst):
+def _apply_step(src_board, dst_board, src, dst, key):
+    """Play one step into ``dst_board``; return the result's hash from ``key``, its source's."""
     for side in range(2):
         for i in range(25):
             dst_board[side, i] = src_board[side, i]
-    dst_board[0, src] -= 1
+    n = dst_board[0, src]
+    key ^= ZOBRIST[0, src, n] ^ ZOBRIST[0, src, n - 1]
+    dst_board[0, src] = n - 1
     if dst >= 0:
-        dst_board[0, dst] += 1
+        n = dst_board[0, dst]
+        key ^= ZOBRIST[0, dst, n] ^ ZOBRIST[0, dst, n + 1]
+        dst_board[0, dst] = n + 1
         opp = 23 - dst
         if dst_board[1, opp] == 1:
+            bar = dst_board[1, 24]
+            key ^= ZOBRIST[1, opp, 1] ^ ZOBRIST[1, opp, 0] ^ ZOBRIST[1, 24, bar] ^ ZOBRIST[1, 24, bar + 1]
             dst_board[1, opp] = 0
-            dst_board[1, 24] += 1
-
-
-@njit(cache=True, inline="always")
-def _row_key(row):
-    """Exact key of one side: a 1 per checker and a 0 after each point (<= 40 bits)."""
-    key = np.uint64(0)
-    bit = 0
-    for i in range(25):
-        for _ in range(row[i]):
-            key |= np.uint64(1) << np.uint64(bit)
-            bit += 1
-        bit += 1
+            dst_board[1, 24] = bar + 1
     return key
 
 
+@njit(cache=True, inline="always")
+def _board_key(board):
+    key = np.uint64(0)
+    for side in range(2):
+        for i in range(25):
+            key ^= ZOBRIST[side, i, board[side, i]]
+    return key
+
+
+@njit(cache=True, inline="always")
+def _same_board(a, b):
+    for side in range(2):
+        for i in range(25):
+            if a[side, i] != b[side, i]:
+                return False
+    return True
+
+
 @njit(cache=True)
-def _record(board, step_src, step_dst, depth, out_boards, out_steps, table_key,
+def _record(board, key, step_src, step_dst, depth, out_boards, out_steps, table_key,
             table_stamp, stamp, count):
-    """Store a result unless an equal board is already stored; return the new count."""
-    k0 = _row_key(board[0])
-    k1 = _row_key(board[1])
-    h = (k0 * np.uint64(0x9E3779B97F4A7C15)) ^ (k1 * np.uint64(0xC2B2AE3D27D4EB4F))
-    slot = np.int64(h >> np.uint64(40)) & (HASH_SLOTS - 1)
+    """Store a result unless an equal board is already stored; return the new count.
+    A slot holds a result's hash and its index in ``out_boards``."""
+    slot = np.int64(key >> np.uint64(40)) & (HASH_SLOTS - 1)
     while table_stamp[slot] == stamp:
-        if table_key[slot, 0] == k0 and table_key[slot, 1] == k1:
+        if table_key[slot, 0] == key and _same_board(out_boards[np.int64(table_key[slot, 1])], board):
             return count
         slot = (slot + 1) & (HASH_SLOTS - 1)
     table_stamp[slot] = stamp
-    table_key[slot, 0] = k0
-    table_key[slot, 1] = k1
+    table_key[slot, 0] = key
+    table_key[slot, 1] = np.uint64(count)
     for side in range(2):
         for i in range(25):
             out_boards[count, side, i] = board[side, i]
@@ -139,6 +154,8 @@ def generate_moves(board, d1, d2, out_boards, out_steps, table_key, table_stamp,
     had_child = np.zeros(MAX_STEPS + 1, dtype=np.bool_)
     step_src = np.empty(MAX_STEPS, dtype=np.int64)
     step_dst = np.empty(MAX_STEPS, dtype=np.int64)
+    keys = np.empty(MAX_STEPS + 1, dtype=np.uint64)
+    root_key = _board_key(board)
     outside_home = 0
     for i in range(6, 25):
         outside_home += board[0, i]
@@ -157,6 +174,7 @@ def generate_moves(board, d1, d2, out_boards, out_steps, table_key, table_stamp,
             for i in range(25):
                 stack[0, side, i] = board[side, i]
         level = 0
+        keys[0] = root_key
         next_src[0] = 24
         outside[0] = outside_home
         had_child[0] = False
@@ -170,7 +188,7 @@ def generate_moves(board, d1, d2, out_boards, out_steps, table_key, table_stamp,
                     had_child[level] = True
                     step_src[level] = src
                     step_dst[level] = dst
-                    _apply_step(stack[level], stack[level + 1], src, dst)
+                    keys[level + 1] = _apply_step(stack[level], stack[level + 1], src, dst, keys[level])
                     outside[level + 1] = outside[level] - (1 if src >= 6 and dst < 6 else 0)
                     level += 1
                     # a double moves checkers in non-increasing source order:
@@ -194,7 +212,7 @@ def generate_moves(board, d1, d2, out_boards, out_steps, table_key, table_stamp,
                 count = 0
                 stamp[0] += 1
             if score == best_score:
-                count = _record(stack[level], step_src, step_dst, level, out_boards,
+                count = _record(stack[level], keys[level], step_src, step_dst, level, out_boards,
                                 out_steps, table_key, table_stamp, stamp[0], count)
             level -= 1
     return count
