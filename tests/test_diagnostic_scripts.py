@@ -1,4 +1,4 @@
-"""scripts/gap_by_class.py and scripts/rollout_bias.py on tiny inputs."""
+"""scripts/gap_by_class.py, scripts/rollout_bias.py and scripts/rollout_prune_accuracy.py on tiny inputs."""
 
 from __future__ import annotations
 
@@ -59,3 +59,13 @@ def test_rollout_bias_reports_each_output(tmp_path, monkeypatch, capsys):
     assert "6 contact positions" in out and out.count("win gammon") == 2
     boards = load_harvest(tmp_path)[0]
     assert np.isfinite(rollout_labels(agent, boards[:2], 4, 5)).all()
+
+
+def test_rollout_prune_accuracy_reports_both_plays_and_their_difference(monkeypatch, capsys):
+    script = _load("rollout_prune_accuracy")
+    monkeypatch.setattr(sys, "argv", ["rollout_prune_accuracy.py", "--positions", "2", "--games", "36",
+                                      "--referee", "net:default@0"])
+    assert script.main() == 0
+    out = capsys.readouterr().out
+    assert "full:" in out and "pruned:" in out and "pruned - full over 2 positions" in out
+    assert "full against net:default@0" in out and "pruned against net:default@0" in out

@@ -74,6 +74,9 @@ def _setup(p: argparse.ArgumentParser) -> None:
     prune.add_argument("--net", default="default", help="the net to distil (default: default)")
     prune.add_argument("--games", type=int, default=2000, help="self-play games for positions (default 2000)")
     prune.add_argument("--hidden", type=int, default=16)
+    prune.add_argument("--epochs", type=int, default=12)
+    prune.add_argument("--lr", type=float, default=0.02)
+    prune.add_argument("--lr-decay", type=float, default=0.85)
     prune.add_argument("--seed", type=int, default=1)
     harvest = sub.add_parser("harvest", help="2-ply self-play: every 2-ply candidate with its label (resumable)",
                              description="Play self-play games at 2-ply and keep every candidate move that "
@@ -249,12 +252,14 @@ def _prune(args: argparse.Namespace) -> int:
     path = _net_path(args.net)
     evaluator = Evaluator.load(path)
     agent = Agent(evaluator, ply=0, prune=False)
-    net, report = train_pruning_net(agent, args.games, args.hidden, seed=args.seed,
+    net, report = train_pruning_net(agent, args.games, args.hidden, epochs=args.epochs, lr=args.lr,
+                                    lr_decay=args.lr_decay, seed=args.seed,
                                     progress=lambda e, tr, te: print(f"epoch {e}: train {tr:.5f} held-out {te:.5f}"))
     out = path.with_name(path.stem + ".prune.npz")
     net.save(out, role="pruning", distilled_from=path.name, training={
         "method": "supervised on the full net's 0-ply probabilities of self-play positions",
         "games": args.games, "positions": report.positions + report.held_out, "seed": args.seed,
+        "epochs": args.epochs, "lr": args.lr, "lr_decay": args.lr_decay,
         "best_epoch": report.best_epoch, "held_out_loss": report.held_out_loss[report.best_epoch]})
     print(f"wrote {out} ({report.positions + report.held_out} positions, best epoch {report.best_epoch})")
     return 0

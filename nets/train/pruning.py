@@ -19,11 +19,11 @@ PRUNE_ENCODING = "tesauro"
 
 
 def train_pruning_net(agent: Agent, games: int = 2000, hidden: int = 16, epochs: int = 12, seed: int = 1,
-                      progress=None) -> tuple[Net, FitReport]:
+                      progress=None, lr: float = 0.02, lr_decay: float = 0.85) -> tuple[Net, FitReport]:
     boards = selfplay_positions(agent, games, seed=seed, explore=0.1)
     boards = boards[boards[:, :, 6:].reshape(len(boards), -1).any(axis=1)]  # the bearoff database covers the rest
     labels = label_positions(agent, boards, 0)
     net = Net.create("gnubg5", PRUNE_ENCODING, hidden, seed=seed, scale=0.1)
-    report = fit(net, boards, labels, epochs=epochs, lr=0.02, lr_decay=0.85, patience=3, seed=seed,
+    report = fit(net, boards, labels, epochs=epochs, lr=lr, lr_decay=lr_decay, patience=3, seed=seed,
                  progress=progress)
     return net, report

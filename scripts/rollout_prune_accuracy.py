@@ -1,0 +1,64 @@
+"""What ``fibsbot rollout --prune`` costs in accuracy: the same positions rolled out
+with every move scored by the full net and with the pruning net choosing what it
+scores, on the same dice, each compared with Open Sage's evaluation where it is
+installed (an offline referee here, as in the benchmark set).
+
+    python scripts/rollout_prune_accuracy.py --positions 40 --games 1296 --seed 41
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from engine.rollout import rollout_position  # noqa: E402
+from fibsbot.bench.search import decision_positions  # noqa: E402
+from nets.player import load_agent  # noqa: E402
+from nets.train.labellers import LabellerError, parse_labeller  # noqa: E402
+
+
+def cubeless_equity(p: np.ndarray) -> np.ndarray:
+    p = p.astype(np.float64)
+    return 2 * p[:, 0] - 1 + p[:, 1] - p[:, 3] + p[:, 2] - p[:, 4]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--positions", type=int, default=40)
+    parser.add_argument("--games", type=int, default=1296)
+    parser.add_argument("--seed", type=int, default=41, help="self-play seed of the positions")
+    parser.add_argument("--net", default="default")
+    parser.add_argument("--referee", default="bgsage@3")
+    args = parser.parse_args()
+    boards, _ = decision_positions(args.positions, seed=args.seed)
+    agent = load_agent(f"net:{args.net}", ply=0)
+    equities = {}
+    for prune in (False, True):
+        start = time.process_time()
+        equities[prune] = np.array([rollout_position(b, args.games, agent=agent, seed=9, prune=prune).equity
+                                    for b in boards])
+        rate = len(boards) * args.games / (time.process_time() - start)
+        print(f"{'pruned' if prune else 'full'}: {rate:.0f} games per CPU second")
+    diff = equities[True] - equities[False]
+    print(f"pruned - full over {len(boards)} positions: mean {diff.mean():+.4f} +/- "
+          f"{diff.std(ddof=1) / np.sqrt(len(diff)):.4f}, mean absolute {np.abs(diff).mean():.4f}")
+    try:
+        reference = cubeless_equity(parse_labeller(args.referee).label(boards))
+    except (LabellerError, ImportError) as exc:
+        print(f"no referee: {exc}")
+        return 0
+    for prune in (False, True):
+        err = equities[prune] - reference
+        print(f"{'pruned' if prune else 'full'} against {args.referee}: mean {err.mean():+.4f}, "
+              f"mean absolute {np.abs(err).mean():.4f}, rms {np.sqrt((err ** 2).mean()):.4f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
