@@ -23,7 +23,7 @@ from numba import njit
 
 from engine.encode import (CONTACT, CONTACT2, CONTACT2_HALF, CONTACT_HALF, encode_into, encode_tail_into,
                            point_index, point_units, tail_ranges)
-from engine.net import first_layer, probs_from_raw, raw_outputs, sigmoid
+from engine.net import add_row, first_layer, probs_from_raw, raw_outputs, sigmoid
 
 SLOTS = 3
 CONTACT_SLOT, RACE_SLOT, PRUNE_SLOT = 0, 1, 2
@@ -53,9 +53,7 @@ def _reference(W1, b1, enc, board, xr, ar):
 @njit(cache=True, fastmath=True, inline="always")
 def _add_row(hs, W1, i, d):
     if d != 0.0:
-        row = W1[i]
-        for j in range(hs.shape[0]):
-            hs[j] += d * row[j]
+        add_row(hs, W1[i], d)
 
 
 @njit(cache=True, fastmath=True, error_model="numpy")
@@ -186,10 +184,7 @@ def _add_rows(hs, start, W1, rows, deltas, m):
             hs[j] += d0 * w0[j] + d1 * w1[j] + d2 * w2[j] + d3 * w3[j]
         q += 4
     while q < m:
-        w0 = W1[rows[q]]
-        d0 = deltas[q]
-        for j in range(hs.shape[0]):
-            hs[j] += d0 * w0[j]
+        add_row(hs, W1[rows[q]], deltas[q])
         q += 1
 
 
