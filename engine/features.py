@@ -163,7 +163,10 @@ def _popcount(v):
     v = v - ((v >> 1) & 0x5555555555555555)
     v = (v & 0x3333333333333333) + ((v >> 2) & 0x3333333333333333)
     v = (v + (v >> 4)) & 0x0F0F0F0F0F0F0F0F
-    return (v * 0x0101010101010101) >> 56
+    v = v + (v >> 8)  # byte sums by shifts, not a multiply: no overflow when interpreted
+    v = v + (v >> 16)
+    v = v + (v >> 32)
+    return v & 0x7F
 
 
 @njit(cache=True, inline="always")
