@@ -97,6 +97,11 @@ def gnubg_nn_decision_rate(positions: np.ndarray, dice: np.ndarray, repeats: int
             "note": "gnubg-nn best_move(board, d1, d2) at 0-ply, one Python call per decision"}
 
 
+def _filters_text(filters) -> str:
+    k1, w1, k2, w2 = filters
+    return f"{int(k1)} within {w1:g} for 1-ply, {int(k2)} within {w2:g} for 2-ply"
+
+
 def bench_ply2(decisions: int = 200, reference_decisions: int = 60) -> dict:
     agent, what = _agent(2)
     positions, dice = decision_positions(decisions, seed=77)
@@ -112,7 +117,7 @@ def bench_ply2(decisions: int = 200, reference_decisions: int = 60) -> dict:
     median = statistics.median(times)
     result = {"ply2_decision_median_s": median, "ply2_decision_p99_s": p99,
               "ply2": {"decisions": len(times), "mean_s": statistics.fmean(times), "max_s": times_sorted[-1],
-                       "net": what, "filters": "12 within 0.24 for 1-ply, 6 within 0.12 for 2-ply",
+                       "net": what, "filters": _filters_text(agent.filters),
                        "sample": "consecutive pubeval self-play turns with a choice, cache kept across turns"}}
     reference = gnubg_external_rate(positions[:reference_decisions], dice[:reference_decisions], plies=2)
     if reference is None:
