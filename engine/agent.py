@@ -15,7 +15,7 @@ import numpy as np
 from engine.evaluator import Evaluator
 from engine.ids import MatchState
 from engine.moves import MAX_RESULTS, MoveBuffers, generate_moves, steps_to_move
-from engine.search import clear_cache, evaluate_at, make_context, rank_candidates, search_choose
+from engine.search import cache_stats, clear_cache, evaluate_at, make_context, rank_candidates, search_choose
 from engine.static import WON, evaluate_static, probabilities_interpreted, rank_interpreted, rank_static
 
 DEFAULT_FILTERS = (12, 0.24, 6, 0.12)  # 1-ply: 12 within 0.24; 2-ply: 6 within 0.12
@@ -98,6 +98,10 @@ class Agent:
 
     def clear_cache(self) -> None:
         clear_cache(self.ctx)
+
+    def cache_stats(self) -> dict:
+        """The position cache's lookups, hits and hit rate since it was last cleared."""
+        return cache_stats(self.ctx)
 
     def searching(self) -> bool:
         """Whether the compiled kernels may be used now (once yes, always yes)."""

@@ -49,8 +49,9 @@ PRUNE_KEEP = 4  # replies a pruning net passes on to the full net inside a looka
 def make_context(evaluator, cache_bits: int = CACHE_BITS, prune: bool = True) -> tuple:
     """The numba-side context: nets, bearoff tables, cache, scratch arrays, and the
     pruning net (``evaluator.prune``) with how many replies it keeps (0: no pruning);
-    then the scratch of a set's pass (14, ``engine.incremental.evaluate_replies``) and a
-    set's probabilities, boards and indices (15-17, ``engine.eval_sets``)."""
+    then the scratch of a set's pass (14, ``engine.incremental.evaluate_replies``), a
+    set's probabilities, boards and indices (15-17, ``engine.eval_sets``), and the
+    cache's lookups and hits since it was last cleared (18)."""
     db = load_bearoff_db()
     size = 1 << cache_bits
     small = evaluator.prune if prune and evaluator.prune is not None else evaluator.contact
@@ -60,11 +61,18 @@ def make_context(evaluator, cache_bits: int = CACHE_BITS, prune: bool = True) ->
             np.zeros(512, np.float32), np.empty(1024, np.float32), np.empty(8, np.float32),
             np.zeros(6, np.int64), np.zeros(6, np.int64), small.arrays(), keep,
             make_reply_scratch(), np.zeros((MAX_RESULTS, 5), np.float32),
-            np.zeros((MAX_RESULTS, 2, 25), np.int8), np.zeros(MAX_RESULTS, np.int64))
+            np.zeros((MAX_RESULTS, 2, 25), np.int8), np.zeros(MAX_RESULTS, np.int64), np.zeros(2, np.int64))
 
 
 def clear_cache(ctx: tuple) -> None:
     ctx[5][:] = 0
+    ctx[18][:] = 0
+
+
+def cache_stats(ctx: tuple) -> dict:
+    """Lookups and hits of the position cache since it was last cleared."""
+    lookups, hits = (int(v) for v in ctx[18])
+    return {"lookups": lookups, "hits": hits, "hit_rate": hits / lookups if lookups else 0.0}
 
 
 @njit(cache=True)
@@ -93,7 +101,10 @@ def evaluate0(ctx, board, probs):
     lo, hi = position_key(board)
     slot = np.int64(((lo ^ (hi * _MIX)) * _MIX) >> np.uint64(64 - CACHE_BITS)) & (keys.shape[0] - 1)
     marked = hi | _OCCUPIED
+    counts = ctx[18]
+    counts[0] += 1
     if keys[slot, 0] == lo and keys[slot, 1] == marked:
+        counts[1] += 1
         for j in range(5):
             probs[j] = values[slot, j]
         return

@@ -160,3 +160,19 @@ def test_a_small_pruning_net_only_narrows_the_replies(tmp_path):
     agent = Agent(loaded, ply=1)
     best = agent.rank_moves(Position.initial().board, 6, 5)[0]
     assert best.ply == 1 and 0.0 <= best.probs[0] <= 1.0
+
+
+def test_the_cache_counts_its_lookups_and_hits(agent):
+    """A second look at the same position finds every lookahead value in the cache."""
+    board = contact_positions(1, seed=23)[0]
+    agent.clear_cache()
+    assert agent.cache_stats() == {"lookups": 0, "hits": 0, "hit_rate": 0.0}
+    first = agent.probabilities(board, 1)
+    once = agent.cache_stats()
+    assert once["lookups"] > 0 and 0 <= once["hits"] < once["lookups"]
+    again = agent.probabilities(board, 1)
+    twice = agent.cache_stats()
+    assert np.array_equal(first, again)
+    assert twice["lookups"] == 2 * once["lookups"] and twice["hits"] == once["hits"] + once["lookups"]
+    agent.clear_cache()
+    assert agent.cache_stats()["lookups"] == 0

@@ -112,13 +112,15 @@ def bench_ply2(decisions: int = 200, reference_decisions: int = 60) -> dict:
         start = time.perf_counter()
         agent.choose_move(board, int(d1), int(d2))
         times.append(time.perf_counter() - start)
+    cache = agent.cache_stats()  # the 200 turns, one cache kept across them
     times_sorted = sorted(times)
     p99 = times_sorted[min(len(times) - 1, int(round(0.99 * (len(times) - 1))))]
     median = statistics.median(times)
     result = {"ply2_decision_median_s": median, "ply2_decision_p99_s": p99,
               "ply2": {"decisions": len(times), "mean_s": statistics.fmean(times), "max_s": times_sorted[-1],
                        "net": what, "filters": _filters_text(agent.filters),
-                       "sample": "consecutive pubeval self-play turns with a choice, cache kept across turns"}}
+                       "sample": "consecutive pubeval self-play turns with a choice, cache kept across turns",
+                       "cache": cache}}
     reference = gnubg_external_rate(positions[:reference_decisions], dice[:reference_decisions], plies=2)
     if reference is None:
         result["ply2"]["reference_gnubg"] = "skipped: GNU Backgammon not installed (apt-get install gnubg)"
