@@ -111,3 +111,19 @@ def test_fit_command_refuses_too_little_data(tmp_path, capsys):
 
     assert main(["train", "fit", str(tmp_path / "empty"), "--name", "x"]) == 2
     assert "harvest more first" in capsys.readouterr().err
+
+
+def test_prune_command_takes_its_schedule_and_records_it(tmp_path, capsys, monkeypatch):
+    from fibsbot.cli import main
+
+    Net.create("gnubg5", "contact", 6, seed=1, scale=0.3).save(tmp_path / "tiny.npz")
+    Net.create("gnubg5", "race", 4, seed=2, scale=0.3).save(tmp_path / "tiny.race.npz")
+    monkeypatch.setattr("nets.player.NETS_DIR", tmp_path)
+    assert main(["train", "prune", "--net", "tiny", "--games", "3", "--hidden", "5", "--epochs", "2", "--lr", "0.05",
+                 "--lr-decay", "0.9"]) == 0
+    assert "wrote" in capsys.readouterr().out
+    small = Net.load(tmp_path / "tiny.prune.npz")
+    assert small.hidden == 5 and small.card["role"] == "pruning"
+    training = small.card["training"]
+    assert (training["epochs"], training["lr"], training["lr_decay"]) == (2, 0.05, 0.9)
+    assert training["best_epoch"] <= 2
