@@ -29,7 +29,7 @@ from engine.parallel import map_chunks, parallelism, split_range
 from engine.players import install_players, registered_players
 from engine.eval_sets import _in_home
 from engine.eval_sets import static_set
-from engine.net import equity_of
+from engine.net import cubeless_equities, equity_of
 from engine.search import _pruned, _won, evaluate0, invert_probs, rank_candidates
 
 MAX_TURNS = 2000
@@ -181,7 +181,7 @@ class RolloutResult:
 
 def _summarise(outcomes: np.ndarray) -> RolloutResult:
     n = len(outcomes)
-    eq = 2 * outcomes[:, 0] - 1 + outcomes[:, 1] - outcomes[:, 3] + outcomes[:, 2] - outcomes[:, 4]
+    eq = cubeless_equities(outcomes)
     se = outcomes.std(axis=0, ddof=1) / math.sqrt(n) if n > 1 else np.zeros(5)
     return RolloutResult(n, tuple(float(x) for x in outcomes.mean(axis=0)), tuple(float(x) for x in se),
                          float(eq.mean()), float(eq.std(ddof=1) / math.sqrt(n)) if n > 1 else 0.0, eq)

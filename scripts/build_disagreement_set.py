@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-def cubeless_equity(probs: np.ndarray) -> np.ndarray:
-    p = probs.astype(np.float64)
-    return 2 * p[:, 0] - 1 + p[:, 1] - p[:, 3] + p[:, 2] - p[:, 4]
+from engine.net import cubeless_equities  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
             first.append(data[args.keys[0]])
             second.append(data[args.keys[1]])
     boards, first, second = np.concatenate(boards), np.concatenate(first), np.concatenate(second)
-    gap = np.abs(cubeless_equity(first) - cubeless_equity(second))
+    gap = np.abs(cubeless_equities(first) - cubeless_equities(second))
     keep = np.sort(np.argsort(-gap, kind="stable")[:args.count])
     source = (f"the {len(keep)} positions of {', '.join(args.sources)} where {args.keys[0]} and {args.keys[1]} "
               f"differ most in cubeless equity (at least {gap[keep].min():.4f}): "

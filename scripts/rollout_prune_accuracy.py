@@ -17,15 +17,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from engine.net import cubeless_equities  # noqa: E402
 from engine.rollout import rollout_position  # noqa: E402
 from fibsbot.bench.search import decision_positions  # noqa: E402
 from nets.player import load_agent  # noqa: E402
 from nets.train.labellers import LabellerError, parse_labeller  # noqa: E402
-
-
-def cubeless_equity(p: np.ndarray) -> np.ndarray:
-    p = p.astype(np.float64)
-    return 2 * p[:, 0] - 1 + p[:, 1] - p[:, 3] + p[:, 2] - p[:, 4]
 
 
 def main() -> int:
@@ -49,7 +45,7 @@ def main() -> int:
     print(f"pruned - full over {len(boards)} positions: mean {diff.mean():+.4f} +/- "
           f"{diff.std(ddof=1) / np.sqrt(len(diff)):.4f}, mean absolute {np.abs(diff).mean():.4f}")
     try:
-        reference = cubeless_equity(parse_labeller(args.referee).label(boards))
+        reference = cubeless_equities(parse_labeller(args.referee).label(boards))
     except (LabellerError, ImportError) as exc:
         print(f"no referee: {exc}")
         return 0

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from engine.bearoff import bearoff_probabilities
+from engine.net import cubeless_equities
 from engine.position import Position
 from engine.rollout import _play, rollout_position
 from nets.player import load_agent
@@ -65,10 +66,6 @@ def test_rollout_benchmark_reports_its_keys_and_gnubgs_reference():
         assert reference.startswith("skipped")
 
 
-def _equity(p):
-    return 2 * p[0] - 1 + p[1] - p[3] + p[2] - p[4]
-
-
 def test_a_pruned_rollout_plays_the_full_nets_best_of_the_pruning_nets_four(agent):
     """--prune: of each roll's moves the pruning net keeps its four favourites and the
     full net picks among them; one turn, then the net's figures of that choice."""
@@ -83,9 +80,9 @@ def test_a_pruned_rollout_plays_the_full_nets_best_of_the_pruning_nets_four(agen
         d1, d2 = g // 6 + 1, g % 6 + 1
         ranked = agent.rank_moves(board, d1, d2, ply=0)
         # the pruning net scores each result from the opponent's side, before its roll
-        cheap = [-_equity(small.probabilities(np.ascontiguousarray(m.board[::-1]))) for m in ranked]
+        cheap = [-cubeless_equities(small.probabilities(np.ascontiguousarray(m.board[::-1]))) for m in ranked]
         favourites = sorted(range(len(ranked)), key=lambda i: -cheap[i])[:PRUNE_KEEP]
-        best = max(favourites, key=lambda i: _equity(ranked[i].probs))
+        best = max(favourites, key=lambda i: cubeless_equities(ranked[i].probs))
         narrowed += best != 0
         assert np.abs(out[g] - np.array(ranked[best].probs)).max() < 1e-5
     assert narrowed > 0  # the pruning net did leave out the full net's choice on some roll
