@@ -23,7 +23,7 @@ from numba import njit
 
 from engine.encode import (CONTACT, CONTACT2, CONTACT2_HALF, CONTACT_HALF, encode_into, encode_tail_into,
                            point_index, point_units, tail_ranges)
-from engine.net import add_row, first_layer, probs_from_raw, raw_outputs, sigmoid
+from engine.net import add_row, add_rows4, first_layer, probs_from_raw, raw_outputs, sigmoid
 
 SLOTS = 3
 CONTACT_SLOT, RACE_SLOT, PRUNE_SLOT = 0, 1, 2
@@ -178,10 +178,8 @@ def _add_rows(hs, start, W1, rows, deltas, m):
         hs[j] = start[j]
     q = 0
     while q + 4 <= m:
-        w0, w1, w2, w3 = W1[rows[q]], W1[rows[q + 1]], W1[rows[q + 2]], W1[rows[q + 3]]
-        d0, d1, d2, d3 = deltas[q], deltas[q + 1], deltas[q + 2], deltas[q + 3]
-        for j in range(hs.shape[0]):
-            hs[j] += d0 * w0[j] + d1 * w1[j] + d2 * w2[j] + d3 * w3[j]
+        add_rows4(hs, W1[rows[q]], W1[rows[q + 1]], W1[rows[q + 2]], W1[rows[q + 3]],
+                  deltas[q], deltas[q + 1], deltas[q + 2], deltas[q + 3])
         q += 4
     while q < m:
         add_row(hs, W1[rows[q]], deltas[q])

@@ -101,9 +101,7 @@ def first_layer(W1, b1, x, h):
         elif pending == 2:
             i2, v2 = i, xi
         else:
-            w0, w1, w2, w3 = W1[i0], W1[i1], W1[i2], W1[i]
-            for j in range(h.shape[0]):
-                h[j] += v0 * w0[j] + v1 * w1[j] + v2 * w2[j] + xi * w3[j]
+            add_rows4(h, W1[i0], W1[i1], W1[i2], W1[i], v0, v1, v2, xi)
             pending = 0
             continue
         pending += 1
@@ -113,6 +111,13 @@ def first_layer(W1, b1, x, h):
         add_row(h, W1[i1], v1)
     if pending >= 3:
         add_row(h, W1[i2], v2)
+
+
+@njit(cache=True, fastmath=True, inline="always")
+def add_rows4(h, w0, w1, w2, w3, v0, v1, v2, v3):
+    """h += v0 w0 + v1 w1 + v2 w2 + v3 w3 in one pass over h."""
+    for j in range(h.shape[0]):
+        h[j] += v0 * w0[j] + v1 * w1[j] + v2 * w2[j] + v3 * w3[j]
 
 
 @njit(cache=True, fastmath=True, inline="always")
