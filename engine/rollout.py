@@ -7,8 +7,10 @@ The first roll of game ``g`` is roll ``g mod 36`` of the 36 (quasi-random: every
 block of 36 games sees each first roll once).  Games stop ("truncate") once both
 sides are inside the one-sided bearoff database, whose probabilities then stand for
 the rest of the game; play is the agent's 0-ply choice: every legal move scored by
-the full net, or with ``prune`` as gnubg's rollouts play by default, the pruning net's
-four favourites scored by the full net (about twice the games per second).
+the full net, or with ``prune`` = K as gnubg's rollouts play by default, the pruning
+net's K favourites scored by the full net (``ROLLOUT_PRUNE_KEEP``, 8, is the default of
+``fibsbot rollout --prune``: about as accurate as the full net on every move, at about
+twice its games per second; ``scripts/rollout_prune_accuracy.py`` measures both).
 
 Each game depends only on its index, so splitting the games over processes gives
 exactly the results of one process, and so does a Ray cluster (``ray_address``).
@@ -33,17 +35,18 @@ from engine.net import cubeless_equities, equity_of
 from engine.search import _pruned, _won, evaluate0, invert_probs, rank_candidates
 
 MAX_TURNS = 2000
+ROLLOUT_PRUNE_KEEP = 8  # moves the pruning net passes on in a pruned rollout (4 costs accuracy)
 
 
 @njit(cache=True)
 def _choose0(ctx, boards, n, prune, filters, weights, buf2, buf1, equities, probs, plies, chosen):
     """The 0-ply choice among ``n`` results, its mover probabilities in ``chosen``.
 
-    With ``prune`` (and a pruning net), the pruning net's favourites (``PRUNE_KEEP``)
+    With ``prune`` > 0 (and a pruning net), the pruning net's ``prune`` favourites
     are scored by the full net as one incremental set, without the cache: a rollout
     rarely meets a position twice."""
-    keep = ctx[13]
-    if not prune or keep == 0 or n <= keep:
+    keep = prune if ctx[13] > 0 else 0
+    if keep <= 0 or n <= keep:
         best = rank_candidates(ctx, boards, n, 0, filters, weights, buf2, buf1, equities, probs, plies)
         for j in range(5):
             chosen[j] = probs[best, j]
@@ -100,12 +103,12 @@ def _luck(ctx, board, d0, d1, filters, weights, root, buf2, buf1, equities, prob
 
 @njit(cache=True)
 def rollout_games(ctx, start_board, seed, first_game, n_games, truncate, filters, weights,
-                  root, buf2, buf1, equities, probs, plies, out, varredn=False, max_turns=0, prune=False):
+                  root, buf2, buf1, equities, probs, plies, out, varredn=False, max_turns=0, prune=0):
     """Fill ``out[i]`` with the five outcomes (or truncated probabilities) of game
     ``first_game + i`` from ``start_board`` (side on roll in row 0, before its roll),
     from that side's point of view.  ``varredn``: less the luck of every roll (see
     ``_luck``); ``max_turns`` > 0: stop after that many turns with the 0-ply figures;
-    ``prune``: the pruning net picks the moves the full net scores (``_choose0``)."""
+    ``prune`` > 0: the pruning net picks that many moves for the full net (``_choose0``)."""
     boards, steps, tk, ts, st, stack = root
     board = np.empty((2, 25), np.int8)
     after = np.empty((2, 25), np.int8)
@@ -188,7 +191,9 @@ def _summarise(outcomes: np.ndarray) -> RolloutResult:
 
 
 def _play(agent, board: np.ndarray, seed: int, first: int, count: int, truncate: bool, varredn: bool = False,
-          max_turns: int = 0, prune: bool = False) -> np.ndarray:
+          max_turns: int = 0, prune: int = 0) -> np.ndarray:
+    if isinstance(prune, bool) or prune < 0:
+        raise ValueError(f"prune is a number of moves (0: no pruning), not {prune!r}")
     out = np.zeros((count, 5), np.float64)
     rollout_games(agent.ctx, np.ascontiguousarray(board, np.int8), np.uint64(seed), first, count, truncate,
                   agent.filters, np.ones(4), MoveBuffers().args(), agent._buf2.args(), agent._buf1.args(),
@@ -211,7 +216,7 @@ _worker_agents: dict = {}
 
 
 def _worker(players: dict, spec: str, board: np.ndarray, seed: int, first: int, count: int, truncate: bool,
-            varredn: bool = False, max_turns: int = 0, prune: bool = False) -> np.ndarray:
+            varredn: bool = False, max_turns: int = 0, prune: int = 0) -> np.ndarray:
     agent = _worker_agents.get(spec)
     if agent is None:
         install_players(players)  # a Ray or spawned worker knows only the engine's own specs
@@ -221,7 +226,7 @@ def _worker(players: dict, spec: str, board: np.ndarray, seed: int, first: int, 
 
 def _outcomes(boards: list[np.ndarray], games: int, spec: str, agent, seed: int, truncate: bool, workers: int,
               ray_address: str | None, varredn: bool = False, max_turns: int = 0,
-              prune: bool = False) -> list[np.ndarray]:
+              prune: int = 0) -> list[np.ndarray]:
     """Per-game outcomes of ``games`` games from each board; every board's chunks go out
     in one batch so the processes or the cluster stay busy across boards."""
     if workers <= 1 and ray_address is None:
@@ -239,14 +244,15 @@ def _outcomes(boards: list[np.ndarray], games: int, spec: str, agent, seed: int,
 
 def rollout_position(board: np.ndarray, games: int, *, spec: str = "net:default", agent=None, seed: int = 1,
                      truncate: bool = True, workers: int = 1, ray_address: str | None = None,
-                     varredn: bool = False, max_turns: int = 0, prune: bool = False) -> RolloutResult:
+                     varredn: bool = False, max_turns: int = 0, prune: int = 0) -> RolloutResult:
     """Roll out a position (side on roll in row 0, before its roll).
 
     With ``workers > 1`` or a ``ray_address`` the games run in processes or Ray tasks
     that load ``spec`` themselves (``agent`` is then not used).  ``varredn``: luck
     adjustment over the 21 rolls at every turn (about 21 times the work per game);
-    ``max_turns`` > 0: games stop after that many turns with the 0-ply figures; ``prune``:
-    play as gnubg's rollouts do, the pruning net choosing what the full net scores."""
+    ``max_turns`` > 0: games stop after that many turns with the 0-ply figures; ``prune``
+    > 0: play as gnubg's rollouts do, the pruning net choosing that many moves for the
+    full net to score (``ROLLOUT_PRUNE_KEEP`` is the usual figure)."""
     if games < 1:
         raise ValueError("a rollout needs at least one game")
     return _summarise(_outcomes([board], games, spec, agent, seed, truncate, workers, ray_address, varredn,
@@ -256,7 +262,7 @@ def rollout_position(board: np.ndarray, games: int, *, spec: str = "net:default"
 def rollout_moves(board: np.ndarray, d1: int, d2: int, games: int, *, spec: str = "net:default", agent=None,
                   seed: int = 1, truncate: bool = True, workers: int = 1, candidates: int = 5,
                   ray_address: str | None = None, varredn: bool = False, max_turns: int = 0,
-                  prune: bool = False) -> list[dict]:
+                  prune: int = 0) -> list[dict]:
     """Roll out the ``candidates`` best moves (by the agent's 0-ply) with common dice.
 
     Each entry has the mover's equity, its standard error, and the difference to the

@@ -64,8 +64,9 @@ def test_rollout_bias_reports_each_output(tmp_path, monkeypatch, capsys):
 def test_rollout_prune_accuracy_reports_both_plays_and_their_difference(monkeypatch, capsys):
     script = _load("rollout_prune_accuracy")
     monkeypatch.setattr(sys, "argv", ["rollout_prune_accuracy.py", "--positions", "2", "--games", "36",
-                                      "--referee", "net:default@0"])
+                                      "--referee", "net:default@0", "--keep", "4", "8"])
     assert script.main() == 0
     out = capsys.readouterr().out
-    assert "full:" in out and "pruned:" in out and "pruned - full over 2 positions" in out
-    assert "full against net:default@0" in out and "pruned against net:default@0" in out
+    assert "full:" in out and "pruned 4:" in out and "pruned 8:" in out
+    assert "pruned 4 - full over 2 positions" in out and "pruned 8 - full over 2 positions" in out
+    assert "full against net:default@0" in out and "pruned 8 against net:default@0" in out

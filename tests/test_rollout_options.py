@@ -66,13 +66,12 @@ def test_rollout_benchmark_reports_its_keys_and_gnubgs_reference():
         assert reference.startswith("skipped")
 
 
-def test_a_pruned_rollout_plays_the_full_nets_best_of_the_pruning_nets_four(agent):
-    """--prune: of each roll's moves the pruning net keeps its four favourites and the
+@pytest.mark.parametrize("keep", [4, 8])
+def test_a_pruned_rollout_plays_the_full_nets_best_of_the_pruning_nets_favourites(agent, keep):
+    """--prune K: of each roll's moves the pruning net keeps its K favourites and the
     full net picks among them; one turn, then the net's figures of that choice."""
-    from engine.search import PRUNE_KEEP
-
     board = Position.initial().board
-    out = _play(agent, board, 1, 0, 36, True, False, 1, True)
+    out = _play(agent, board, 1, 0, 36, True, False, 1, keep)
     small = agent.evaluator.prune
     assert small is not None
     narrowed = 0
@@ -81,11 +80,12 @@ def test_a_pruned_rollout_plays_the_full_nets_best_of_the_pruning_nets_four(agen
         ranked = agent.rank_moves(board, d1, d2, ply=0)
         # the pruning net scores each result from the opponent's side, before its roll
         cheap = [-cubeless_equities(small.probabilities(np.ascontiguousarray(m.board[::-1]))) for m in ranked]
-        favourites = sorted(range(len(ranked)), key=lambda i: -cheap[i])[:PRUNE_KEEP]
+        favourites = sorted(range(len(ranked)), key=lambda i: -cheap[i])[:keep]
         best = max(favourites, key=lambda i: cubeless_equities(ranked[i].probs))
         narrowed += best != 0
         assert np.abs(out[g] - np.array(ranked[best].probs)).max() < 1e-5
-    assert narrowed > 0  # the pruning net did leave out the full net's choice on some roll
+    if keep == 4:
+        assert narrowed > 0  # the pruning net did leave out the full net's choice on some roll
 
 
 def test_pruning_is_a_no_op_for_a_net_without_a_pruning_net():
@@ -96,4 +96,27 @@ def test_pruning_is_a_no_op_for_a_net_without_a_pruning_net():
     full = Evaluator.load(resolve_net_path("default"))
     bare = Agent(Evaluator(full.contact, full.race, "bare"), ply=0)
     board = Position.initial().board
-    assert np.array_equal(_play(bare, board, 2, 0, 20, True, False, 0, True), _play(bare, board, 2, 0, 20, True))
+    assert np.array_equal(_play(bare, board, 2, 0, 20, True, False, 0, 8), _play(bare, board, 2, 0, 20, True))
+
+
+@pytest.mark.parametrize("flags, keep", [(["--prune"], 8), (["--prune", "4"], 4), ([], 0)])
+def test_the_rollout_command_passes_its_prune_setting_on(agent, capsys, flags, keep):
+    """`fibsbot rollout --prune` keeps the engine's usual number of moves; `--prune K`
+    keeps K; without it every move goes to the full net."""
+    import json
+
+    from engine.rollout import ROLLOUT_PRUNE_KEEP
+    from fibsbot.cli import main
+
+    board = Position.initial().board
+    assert main(["rollout", "--position-id", "4HPwATDgc/ABMA", "--games", "36", "--seed", "3", "--json",
+                 *flags]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    expected = rollout_position(board, 36, agent=agent, seed=3, prune=keep)
+    assert ROLLOUT_PRUNE_KEEP == 8  # the command's help text names this default
+    assert shown["equity"] == pytest.approx(expected.equity, abs=1e-9)
+
+
+def test_prune_must_be_a_number_of_moves(agent):
+    with pytest.raises(ValueError, match="number of moves"):
+        _play(agent, Position.initial().board, 1, 0, 2, True, False, 0, True)

@@ -67,7 +67,7 @@ def gnubg_rollout_rate(boards: np.ndarray, games: int, timeout: float = 1800) ->
                     "the rollouts alone"}
 
 
-def _games_per_cpu_s(boards, games: int, agent, prune: bool) -> tuple[float, dict]:
+def _games_per_cpu_s(boards, games: int, agent, prune: int) -> tuple[float, dict]:
     from engine.rollout import rollout_position
 
     rollout_position(boards[0], 36, agent=agent, prune=prune)  # compile outside the timing
@@ -88,16 +88,20 @@ def bench_rollout(positions: int = 8, games: int = 144, reference_games: int = 1
 
     boards, _ = decision_positions(positions, seed=31)
     agent = load_agent(f"net:{BENCH_NET}", ply=0)
-    rate, detail = _games_per_cpu_s(boards, games, agent, prune=False)
+    rate, detail = _games_per_cpu_s(boards, games, agent, prune=0)
     result = {"rollout_games_per_s": rate,
               "rollout": {**detail, "settings": "0-ply, every legal move scored by the full net, cubeless, "
                                                 "truncated at the one-sided bearoff database",
                           "sample": "pubeval self-play turns with a choice, before the roll"}}
     if agent.evaluator.prune is not None:
-        pruned, detail = _games_per_cpu_s(boards, games, agent, prune=True)
+        from engine.rollout import ROLLOUT_PRUNE_KEEP
+
+        pruned, detail = _games_per_cpu_s(boards, games, agent, prune=ROLLOUT_PRUNE_KEEP)
         result["rollout_pruned_games_per_s"] = pruned
-        result["rollout"]["pruned"] = {**detail, "settings": "0-ply with the pruning net (fibsbot rollout --prune), "
-                                                             "as gnubg's rollout reference plays"}
+        result["rollout"]["pruned"] = {**detail, "keep": ROLLOUT_PRUNE_KEEP,
+                                       "settings": f"0-ply, the pruning net passing {ROLLOUT_PRUNE_KEEP} moves to the "
+                                                   "full net (fibsbot rollout --prune), as gnubg's rollout reference "
+                                                   "plays"}
     reference = gnubg_rollout_rate(boards, reference_games)
     if reference is None:
         result["rollout"]["reference_gnubg_rollout"] = "skipped: GNU Backgammon not installed or not answering"

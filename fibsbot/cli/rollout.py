@@ -26,9 +26,9 @@ def _setup(p: argparse.ArgumentParser) -> None:
                    help="variance reduction: take the luck of every roll (against the 21 rolls) off each game")
     p.add_argument("--max-turns", type=int, default=0, metavar="N",
                    help="stop each game after N turns with the 0-ply figures (default 0: play on)")
-    p.add_argument("--prune", action="store_true",
-                   help="play as gnubg's rollouts do: the pruning net picks the moves the full net scores "
-                        "(about twice the games per second)")
+    p.add_argument("--prune", type=int, nargs="?", const=-1, default=0, metavar="K",
+                   help="play as gnubg's rollouts do: the pruning net picks K moves (default 8, the engine's "
+                        "ROLLOUT_PRUNE_KEEP) for the full net to score, about twice the games per second")
     p.add_argument("--json", action="store_true")
 
 
@@ -37,7 +37,7 @@ def _rollout(args: argparse.Namespace) -> int:
     import nets.player  # noqa: F401  registers net:NAME with the engine's players
     from engine.notation import format_gnubg
     from engine.parallel import ParallelBackendError
-    from engine.rollout import rollout_moves, rollout_position
+    from engine.rollout import ROLLOUT_PRUNE_KEEP, rollout_moves, rollout_position
     from fibsbot.hint import HintError, parse_request
 
     if args.games < 1 or args.workers < 1:
@@ -49,7 +49,7 @@ def _rollout(args: argparse.Namespace) -> int:
     spec = f"net:{args.net}"
     common = dict(spec=spec, seed=args.seed, truncate=not args.no_truncate, workers=args.workers,
                   ray_address=args.ray_address, varredn=args.varredn, max_turns=max(0, args.max_turns),
-                  prune=args.prune)
+                  prune=ROLLOUT_PRUNE_KEEP if args.prune == -1 else max(0, args.prune))
     try:
         if request.dice is None:
             result = rollout_position(request.board, args.games, **common).as_dict()
