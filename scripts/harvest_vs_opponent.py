@@ -29,6 +29,7 @@ from engine.game import play_game  # noqa: E402
 from engine.moves import MoveBuffers  # noqa: E402
 from engine.players import make_player  # noqa: E402
 from nets.player import load_agent  # noqa: E402
+from nets.train.candidates import FILTER_KEEP, FILTER_WINDOW, filter_candidates  # noqa: E402
 
 
 class RecordingNet:
@@ -43,13 +44,8 @@ class RecordingNet:
         self.positions: list[np.ndarray] = []
 
     def choose(self, board, d1, d2, candidates) -> int:
-        equities, _ = self.evaluator.move_equities(candidates)
-        order = np.argsort(-equities, kind="stable")
-        best = int(order[0])
-        kept = [i for i in order[:self.keep] if equities[i] >= equities[best] - self.window]
-        for i in kept:
-            if candidates[i][0].sum() > 0:  # a finished game needs no label
-                self.positions.append(candidates[i][::-1].copy())
+        best, kept = filter_candidates(self.evaluator, candidates, self.keep, self.window)
+        self.positions.extend(kept)
         return best
 
 
@@ -59,8 +55,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--opponent", default="pubeval", help="player spec (default pubeval)")
     p.add_argument("--games", type=int, default=4000, help="games, in duplicate pairs")
     p.add_argument("--seed", type=int, required=True, help="dice seed; keep it apart from evaluation seeds")
-    p.add_argument("--keep", type=int, default=12, help="candidates kept a decision (default 12)")
-    p.add_argument("--window", type=float, default=0.24, help="equity window below the best (default 0.24)")
+    p.add_argument("--keep", type=int, default=FILTER_KEEP, help=f"candidates kept a decision (default {FILTER_KEEP})")
+    p.add_argument("--window", type=float, default=FILTER_WINDOW,
+                   help=f"equity window below the best (default {FILTER_WINDOW})")
     p.add_argument("--out", required=True)
     args = p.parse_args(argv)
     net = RecordingNet(args.net, args.keep, args.window)

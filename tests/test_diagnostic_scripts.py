@@ -1,4 +1,4 @@
-"""scripts/gap_by_class.py, scripts/rollout_bias.py and scripts/rollout_prune_accuracy.py on tiny inputs."""
+"""The diagnostic and harvesting scripts (scripts/*.py) on tiny inputs."""
 
 from __future__ import annotations
 
@@ -70,3 +70,28 @@ def test_rollout_prune_accuracy_reports_both_plays_and_their_difference(monkeypa
     assert "full:" in out and "pruned 4:" in out and "pruned 8:" in out
     assert "pruned 4 - full over 2 positions" in out and "pruned 8 - full over 2 positions" in out
     assert "full against net:default@0" in out and "pruned 8 against net:default@0" in out
+
+
+def test_harvest_vs_opponent_keeps_the_filtered_candidates_of_the_nets_decisions(tmp_path):
+    script = _load("harvest_vs_opponent")
+    from engine.moves import MoveBuffers, generate_moves
+    from engine.position import Position
+    from nets.train.candidates import FILTER_WINDOW
+
+    net = script.RecordingNet("default", 12, FILTER_WINDOW)
+    board = Position.initial().board
+    buffers = MoveBuffers()
+    n = generate_moves(board, 6, 5, *buffers.args())
+    best = net.choose(board, 6, 5, buffers.boards[:n])
+    equities, _ = net.evaluator.move_equities(buffers.boards[:n])
+    assert best == int(np.argmax(equities))
+    assert 1 <= len(net.positions) <= 12
+    # each is a legal result turned to the opponent on roll, best first
+    assert np.array_equal(net.positions[0], buffers.boards[best][::-1])
+    out = tmp_path / "vp.npz"
+    assert script.main(["--games", "4", "--seed", "5", "--out", str(out)]) == 0
+    with np.load(out) as data:
+        boards = data["boards"]
+        assert boards.dtype == np.int8 and boards.shape[1:] == (2, 25) and len(boards) > 20
+        assert (boards.sum(axis=2) <= 15).all() and "pubeval" in str(data["sources"][0])
+        assert len(np.unique(boards.reshape(len(boards), -1), axis=0)) == len(boards)

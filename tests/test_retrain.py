@@ -16,7 +16,7 @@ from fibsbot.records.queue import Disagreement, TrainingQueue
 from nets.player import load_agent
 from nets.store import NetStore
 from nets.train.dances import dance_positions
-from nets.train.retrain import RetrainConfig, TrainingSet, queue_positions, retrain
+from nets.train.retrain import RetrainConfig, TrainingSet, log_positions, queue_positions, retrain
 
 
 def tiny_pair(tmp_path) -> str:
@@ -50,6 +50,36 @@ def test_queue_rows_give_the_position_and_both_results(tmp_path):
     assert after[0, 4] == 2 and after[0, 7] == 2 and after[0, 5] == 4  # 5 point made
 
 
+def test_logged_moves_give_the_results_the_move_filter_keeps(tmp_path):
+    """A logged move decision gives its position and, with the incumbent, the results
+    its filter keeps (at most 12 within 0.24, opponent on roll, best first); cube
+    decisions give their position only; a bad line is skipped."""
+    import json
+
+    from engine.moves import MoveBuffers, generate_moves
+
+    board = Position.initial().board
+    pid = position_id(board)
+    lines = [json.dumps({"event": "decision", "kind": "move", "position_id": pid, "dice": [3, 1]}),
+             json.dumps({"event": "decision", "kind": "double", "position_id": pid}),
+             '{"event": "decision", "kind": "move", "position_id": "not an id", "dice": [3, 1]}',
+             json.dumps({"event": "match_start"})]
+    (tmp_path / "2026-11-24.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert len(log_positions(tmp_path)) == 2
+    evaluator = load_agent("net:default", ply=0).evaluator
+    boards = log_positions(tmp_path, evaluator=evaluator)
+    kept = boards[1:-1]
+    buffers = MoveBuffers()
+    n = generate_moves(board, 3, 1, *buffers.args())
+    equities, _ = evaluator.move_equities(buffers.boards[:n])
+    within = [i for i in np.argsort(-equities, kind="stable") if equities[i] >= equities.max() - 0.24][:12]
+    assert np.array_equal(boards[0], board) and np.array_equal(boards[-1], board)
+    assert len(kept) == len(within) > 1
+    for got, i in zip(kept, within):
+        assert np.array_equal(got, buffers.boards[i][::-1])  # the opponent to roll
+    assert len(log_positions(tmp_path, limit=3, evaluator=evaluator)) == 3
+
+
 def test_training_set_deduplicates_and_survives_reloading(tmp_path):
     path = tmp_path / "set.npz"
     ts = TrainingSet(path)
@@ -63,7 +93,9 @@ def test_training_set_deduplicates_and_survives_reloading(tmp_path):
 async def test_retrain_on_arena_play_measures_and_gates(tmp_path):
     net = tiny_pair(tmp_path)
     data = tmp_path / "data"
-    result = await run_arena(length=1, matches=2, ply=1, net=net, data_dir=data, seed=3)
+    # no background warm-up: until it finished, every move would be taken at 0-ply and
+    # nothing queued, so the test would depend on what ran before it
+    result = await run_arena(length=1, matches=2, ply=1, net=net, data_dir=data, seed=3, warmup=False)
     assert result.queued > 0
     config = RetrainConfig(data, net=net, label_ply=1, selfplay_games=4, epochs=2, gate_games=100, seed=2)
     report = retrain(config, progress=lambda text: None, open_queue=partial(TrainingQueue, data / "queue.sqlite"))

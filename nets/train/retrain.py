@@ -2,7 +2,8 @@
 
 1. Collect positions: every queued disagreement (the position, and the results of
    both the 0-ply and the searched choice, with the opponent to roll: exactly the
-   pairs the net ranked wrongly), optionally the decisions of logged matches, and
+   pairs the net ranked wrongly), the decisions of logged matches with the results
+   the move filter keeps at each (what moved round 8 of the shipped nets), and
    fresh self-play positions so that the net does not forget the rest of the game;
    and the positions after a dance of each (``nets.train.dances``), which no harvest
    of decisions holds and every cube decision after a dance asks about.
@@ -30,10 +31,11 @@ import numpy as np
 from engine.agent import Agent
 from engine.evaluator import Evaluator
 from engine.ids import board_from_position_id, position_key
-from engine.moves import apply_steps
+from engine.moves import MoveBuffers, apply_steps
 from engine.notation import parse_gnubg
 from nets.player import load_agent
 from nets.store import NetStore
+from nets.train.candidates import decision_candidates
 from nets.train.dances import dance_positions
 from nets.train.labellers import parse_labeller
 from nets.train.labels import label_parallel, selfplay_positions
@@ -91,20 +93,30 @@ def queue_positions(rows) -> list[np.ndarray]:
     return boards
 
 
-def log_positions(log_dir: Path, limit: int = 20000) -> list[np.ndarray]:
-    """Decision positions from the JSON logs of played matches."""
-    boards = []
-    for path in sorted(Path(log_dir).glob("*.jsonl")):
+def log_positions(log_dir: Path, limit: int = 20000, evaluator: Evaluator | None = None) -> list[np.ndarray]:
+    """Decision positions from the JSON logs of played matches and, given the
+    incumbent's ``evaluator``, the results its move filter keeps at each logged move
+    (``nets.train.candidates``: the positions the net must rank, from the games the
+    bot really plays).  Newest logs first, at most ``limit`` positions in all, so that
+    a long history does not crowd out the latest games."""
+    boards: list[np.ndarray] = []
+    buffers = MoveBuffers()
+    for path in sorted(Path(log_dir).glob("*.jsonl"), reverse=True):
         for line in path.read_text(encoding="utf-8").splitlines():
             if '"decision"' not in line:
                 continue
             try:
                 event = json.loads(line)
-                boards.append(board_from_position_id(event["position_id"]))
-            except (ValueError, KeyError):
+                board = board_from_position_id(event["position_id"])
+                dice = event.get("dice") if event.get("kind") == "move" else None
+                d1, d2 = (int(dice[0]), int(dice[1])) if dice else (0, 0)
+            except (ValueError, KeyError, TypeError, IndexError):
                 continue
+            boards.append(board)
+            if evaluator is not None and dice and 1 <= d1 <= 6 and 1 <= d2 <= 6:
+                boards.extend(decision_candidates(evaluator, board, d1, d2, buffers))
             if len(boards) >= limit:
-                return boards
+                return boards[:limit]
     return boards
 
 
@@ -199,7 +211,7 @@ def retrain(config: RetrainConfig, progress=print,
         with open_queue() as queue:
             rows = list(queue.iter_unlabelled())
     report.queue_rows = len(rows)
-    boards = queue_positions(rows) + log_positions(config.data_dir / "log")
+    boards = queue_positions(rows) + log_positions(config.data_dir / "log", evaluator=incumbent.evaluator)
     boards += list(selfplay_positions(incumbent, config.selfplay_games, seed=config.seed))
     if boards:
         boards += list(dance_positions(np.stack(boards)))
