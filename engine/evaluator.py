@@ -18,7 +18,9 @@ from engine.net import Net, as_board_batch, equity_of, evaluate_one
 from engine.pubeval import board_has_contact
 
 
-@njit(cache=True)
+# inline: a call passes the nets' tuple of arrays field by field, and this runs for
+# every position a lookahead looks up (the 2-ply search ran about 15% faster inlined)
+@njit(cache=True, inline="always")
 def evaluate_pair(nets, board, x, h, raw, probs):
     """Five probabilities of ``board`` (side on roll in row 0) with the fitting net."""
     W1c, b1c, W2c, b2c, arch_c, enc_c, W1r, b1r, W2r, b2r, arch_r, enc_r, use_race = nets

@@ -100,21 +100,74 @@ def _hitting_rolls(a, b, blocked):
     return mask
 
 
+NEAR = 12  # distances a table answers: every path of 2 dice (and of doubles up to 4-4 x3) fits
+
+
+def _near_table():
+    """The hitting rolls of ``_hitting_rolls`` for every distance 1..NEAR and every
+    pattern of blocked points strictly between attacker and blot (bit i: the point
+    i + 1 beyond the blot), one row per distance at ``base[dist]``: 4,095 entries,
+    so a shot costs one lookup, not a walk over the dice combinations."""
+    base = np.zeros(NEAR + 1, dtype=np.int64)
+    table = np.zeros((1 << NEAR) - 1, dtype=np.int64)
+    for dist in range(1, NEAR + 1):
+        base[dist] = (1 << (dist - 1)) - 1
+        for pattern in range(1 << (dist - 1)):
+            table[base[dist] + pattern] = _near_rolls(dist, pattern)
+    return base, table
+
+
+def _near_rolls(dist, pattern):
+    """``_hitting_rolls`` in plain Python for a blot on column 0 and an attacker on
+    column ``dist``, the points between blocked as ``pattern`` says (at import, so
+    nothing compiles for the table)."""
+    def open_(pos):
+        return pos == 0 or (pattern >> (pos - 1)) & 1 == 0
+
+    mask = int(SINGLE_DIE[dist])
+    for j in range(N_COMBOS[dist]):
+        if open_(dist - COMBOS[dist, j, 1]) or open_(dist - COMBOS[dist, j, 2]):
+            mask |= int(COMBOS[dist, j, 0])
+    for j in range(N_DOUBLES[dist]):
+        d = DOUBLES[dist, j, 1]
+        if all(open_(dist - k * d) for k in range(1, DOUBLES[dist, j, 2])):
+            mask |= int(DOUBLES[dist, j, 0])
+    return mask
+
+
+NEAR_BASE, NEAR_TABLE = _near_table()
+FAR_DISTANCES = np.array([d for d in range(NEAR + 1, 25) if N_DOUBLES[d] > 0], dtype=np.int64)  # doubles only
+
+
+@njit(cache=True, inline="always")
+def _shot(a, b, blocked):
+    """``_hitting_rolls(a, b, blocked)``, from the table when the distance is near."""
+    dist = a - b
+    if dist <= NEAR:
+        return NEAR_TABLE[NEAR_BASE[dist] + ((blocked >> (b + 1)) & ((1 << (dist - 1)) - 1))]
+    return _hitting_rolls(a, b, blocked)
+
+
 @njit(cache=True)
 def _blot_mask(attacker, occupied, blocked, c):
     """Bit mask of the rolls with which ``attacker`` (on roll) reaches the defender's
     blot on its column ``c``; a checker on the bar only hits from the bar."""
     b = 23 - c  # the blot's column in the attacker's numbering
     if attacker[24] > 0:
-        return _hitting_rolls(24, b, blocked)
+        return _shot(24, b, blocked)
     mask = 0
     behind = occupied >> (b + 1)  # the attacker's points behind the blot
+    near = behind & ((1 << NEAR) - 1)
     a = b + 1
-    while behind:
-        if behind & 1:
-            mask |= _hitting_rolls(a, b, blocked)
-        behind >>= 1
+    while near:
+        if near & 1:
+            mask |= _shot(a, b, blocked)
+        near >>= 1
         a += 1
+    if behind >> NEAR:
+        for dist in FAR_DISTANCES:
+            if (behind >> (dist - 1)) & 1:
+                mask |= _hitting_rolls(b + dist, b, blocked)
     return mask
 
 

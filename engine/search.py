@@ -94,7 +94,9 @@ def position_key(board):
     return lo, hi
 
 
-@njit(cache=True)
+# inline: a call passes the context's tuple of arrays field by field, and this runs for
+# every position a lookahead looks up (the 2-ply search ran about 15% faster inlined)
+@njit(cache=True, inline="always")
 def evaluate0(ctx, board, probs):
     """Static probabilities of ``board`` for its side on roll, through the cache."""
     keys, values = ctx[5], ctx[6]
@@ -115,7 +117,9 @@ def evaluate0(ctx, board, probs):
         values[slot, j] = probs[j]
 
 
-@njit(cache=True)
+# inline: a call passes the context's tuple of arrays field by field, and this runs for
+# every position a lookahead looks up (the 2-ply search ran about 15% faster inlined)
+@njit(cache=True, inline="always")
 def value0(ctx, cand, flipped, out, cached=True):
     """0-ply probabilities, for the mover, of a post-move board (mover in row 0).
 

@@ -29,7 +29,9 @@ from engine.pytwin import twin
 WON = 99  # the depth given to a move that ends the game: its value is exact
 
 
-@njit(cache=True)
+# inline: a call passes the context's tuple of arrays field by field, and this runs for
+# every position a lookahead looks up (the 2-ply search ran about 15% faster inlined)
+@njit(cache=True, inline="always")
 def evaluate_static(ctx, board, probs):
     """Static probabilities of ``board`` for its side on roll, without the cache."""
     if _in_home(board[0]) and _in_home(board[1]):

@@ -102,3 +102,19 @@ def test_extra_features_count_free_pips_past_their_rearmost_checker():
     theirs = extras(encode("contact2", board), 1)
     # our rearmost is on their 5 point: their 10 point checker needs 5 pips, each on their 6 point one
     assert theirs["break_contact"] == pytest.approx((5 + 14) / 167)
+
+
+def test_near_shot_table_equals_walking_the_dice_for_every_blocking_pattern():
+    """The table of hitting rolls (distance 1..12, every pattern of blocked points in
+    between) is what ``_hitting_rolls`` computes, wherever the blot stands."""
+    from engine.features import NEAR, NEAR_BASE, NEAR_TABLE, _hitting_rolls
+
+    checked = 0
+    for dist in range(1, NEAR + 1):
+        for pattern in range(1 << (dist - 1)):
+            expected = NEAR_TABLE[NEAR_BASE[dist] + pattern]
+            for blot in (0, 5, 23 - dist):
+                blocked = pattern << (blot + 1)
+                assert _hitting_rolls(blot + dist, blot, blocked) == expected, (dist, pattern, blot)
+                checked += 1
+    assert checked == 3 * ((1 << NEAR) - 1)
