@@ -13,6 +13,10 @@ A move decision scores every legal move at 0-ply, keeps at most ``k1`` within
 value for 2-ply (gnubg's defaults are of this size).  Everything below runs in numba;
 the context tuple ``ctx`` carries the nets, the bearoff tables, the cache and scratch.
 
+The 1-ply pass of a 2-ply decision keeps, for each candidate and roll, the reply it
+chose; the 2-ply pass of the same candidate starts from those replies rather than
+generating and choosing them again (the same replies, so the same figures).
+
 A decision's root and every set of replies are evaluated as sets, each result from
 a nearby reference (``engine.eval_sets``, ``engine.incremental``): equal to one-by-one
 evaluation up to float32 rounding.
@@ -224,6 +228,45 @@ def evaluate2(ctx, board, buf2, buf1, probs):
 
 
 @njit(cache=True)
+def _evaluate1_keeping(ctx, board, buf1, probs, replies, reply_probs):
+    """``evaluate1``, keeping each roll's chosen reply and its 0-ply figures: a
+    decision's 2-ply pass starts from them instead of choosing them again."""
+    boards, steps, tk, ts, st, stack = buf1
+    acc = np.zeros(5)
+    flipped = np.empty((2, 25), np.int8)
+    for r in range(21):
+        n = generate_moves(board, ROLLS[r, 0], ROLLS[r, 1], boards, steps, tk, ts, st, stack)
+        best = best_reply0(ctx, boards, n, flipped, reply_probs[r])
+        for s in range(2):
+            for p in range(25):
+                replies[r, s, p] = boards[best, s, p]
+        for j in range(5):
+            acc[j] += ROLL_WEIGHTS[r] * reply_probs[r, j]
+    for j in range(5):
+        probs[j] = acc[j]
+
+
+@njit(cache=True)
+def _evaluate2_from(ctx, replies, reply_probs, buf1, probs):
+    """``evaluate2`` of the position whose replies ``_evaluate1_keeping`` kept."""
+    acc = np.zeros(5)
+    p = np.empty(5, np.float32)
+    opp = np.empty(5, np.float32)
+    flipped = np.empty((2, 25), np.int8)
+    for r in range(21):
+        for j in range(5):
+            p[j] = reply_probs[r, j]
+        if replies[r, 0].sum() > 0:
+            _flip(replies[r], flipped)
+            evaluate1(ctx, flipped, buf1, opp)
+            invert_probs(opp, p)
+        for j in range(5):
+            acc[j] += ROLL_WEIGHTS[r] * p[j]
+    for j in range(5):
+        probs[j] = acc[j]
+
+
+@njit(cache=True)
 def evaluate_at(ctx, board, ply, buf2, buf1, probs):
     """``ply``-ply probabilities of ``board`` for its side on roll."""
     if ply == 0:
@@ -281,18 +324,37 @@ def rank_candidates(ctx, candidates, n, ply, filters, weights, buf2, buf1, equit
         if candidates[i, 0].sum() == 0:
             plies[i] = WON  # exact: never re-searched, always preferred
     chosen = np.zeros(n, np.bool_)
+    # the 1-ply pass keeps each roll's reply, so the 2-ply pass need not choose it again
+    kept = max(int(filters[0]), 1) if ply >= 2 else 1
+    replies = np.empty((kept, 21, 2, 25), np.int8)
+    reply_probs = np.empty((kept, 21, 5), np.float32)
+    slot = np.full(n, -1, np.int64)
+    flipped = np.empty((2, 25), np.int8)
+    opp = np.empty(5, np.float32)
     for level in range(1, ply + 1):
         keep = int(filters[0]) if level == 1 else int(filters[2])
         window = filters[1] if level == 1 else filters[3]
         if _select(equities, plies, n, level - 1, keep, window, chosen) < 2:
             break
+        used = 0
         for i in range(n):
-            if chosen[i]:
+            if not chosen[i]:
+                continue
+            if ply >= 2 and level == 1 and used < kept:
+                _flip(candidates[i], flipped)
+                _evaluate1_keeping(ctx, flipped, buf1, opp, replies[used], reply_probs[used])
+                invert_probs(opp, p)
+                slot[i] = used
+                used += 1
+            elif level == 2 and slot[i] >= 0:
+                _evaluate2_from(ctx, replies[slot[i]], reply_probs[slot[i]], buf1, opp)
+                invert_probs(opp, p)
+            else:
                 value_at(ctx, candidates[i], level, buf2, buf1, p)
-                for j in range(5):
-                    probs[i, j] = p[j]
-                equities[i] = weighted_equity(p, weights)
-                plies[i] = level
+            for j in range(5):
+                probs[i, j] = p[j]
+            equities[i] = weighted_equity(p, weights)
+            plies[i] = level
     best = -1
     for i in range(n):
         if best < 0 or plies[i] > plies[best] or (plies[i] == plies[best] and equities[i] > equities[best]):
