@@ -193,53 +193,25 @@ def best_reply0(ctx, boards, n, flipped, best_probs):
 @njit(cache=True)
 def evaluate1(ctx, board, buf1, probs):
     """1-ply probabilities of ``board`` for its side on roll."""
-    boards, steps, tk, ts, st, stack = buf1
-    acc = np.zeros(5)
-    p = np.empty(5, np.float32)
-    flipped = np.empty((2, 25), np.int8)
-    for r in range(21):
-        n = generate_moves(board, ROLLS[r, 0], ROLLS[r, 1], boards, steps, tk, ts, st, stack)
-        best_reply0(ctx, boards, n, flipped, p)
-        for j in range(5):
-            acc[j] += ROLL_WEIGHTS[r] * p[j]
-    for j in range(5):
-        probs[j] = acc[j]
+    # nothing kept: this runs for every position of a 2-ply look, and the copies would show
+    choose_replies(ctx, board, buf1, probs, np.empty((1, 2, 25), np.int8), np.empty((21, 5), np.float32), False)
 
 
 @njit(cache=True)
-def evaluate2(ctx, board, buf2, buf1, probs):
-    """2-ply probabilities of ``board`` for its side on roll."""
-    boards, steps, tk, ts, st, stack = buf2
-    acc = np.zeros(5)
-    p = np.empty(5, np.float32)
-    opp = np.empty(5, np.float32)
-    flipped = np.empty((2, 25), np.int8)
-    for r in range(21):
-        n = generate_moves(board, ROLLS[r, 0], ROLLS[r, 1], boards, steps, tk, ts, st, stack)
-        best = best_reply0(ctx, boards, n, flipped, p)
-        if boards[best, 0].sum() > 0:
-            _flip(boards[best], flipped)
-            evaluate1(ctx, flipped, buf1, opp)
-            invert_probs(opp, p)
-        for j in range(5):
-            acc[j] += ROLL_WEIGHTS[r] * p[j]
-    for j in range(5):
-        probs[j] = acc[j]
-
-
-@njit(cache=True)
-def _evaluate1_keeping(ctx, board, buf1, probs, replies, reply_probs):
-    """``evaluate1``, keeping each roll's chosen reply and its 0-ply figures: a
-    decision's 2-ply pass starts from them instead of choosing them again."""
-    boards, steps, tk, ts, st, stack = buf1
+def choose_replies(ctx, board, buf, probs, replies, reply_probs, keep=True):
+    """1-ply probabilities of ``board`` for its side on roll, and each roll's chosen
+    reply's 0-ply figures; with ``keep``, the replies too (a 2-ply look starts from
+    them)."""
+    boards, steps, tk, ts, st, stack = buf
     acc = np.zeros(5)
     flipped = np.empty((2, 25), np.int8)
     for r in range(21):
         n = generate_moves(board, ROLLS[r, 0], ROLLS[r, 1], boards, steps, tk, ts, st, stack)
         best = best_reply0(ctx, boards, n, flipped, reply_probs[r])
-        for s in range(2):
-            for p in range(25):
-                replies[r, s, p] = boards[best, s, p]
+        if keep:
+            for s in range(2):
+                for p in range(25):
+                    replies[r, s, p] = boards[best, s, p]
         for j in range(5):
             acc[j] += ROLL_WEIGHTS[r] * reply_probs[r, j]
     for j in range(5):
@@ -247,8 +219,18 @@ def _evaluate1_keeping(ctx, board, buf1, probs, replies, reply_probs):
 
 
 @njit(cache=True)
-def _evaluate2_from(ctx, replies, reply_probs, buf1, probs):
-    """``evaluate2`` of the position whose replies ``_evaluate1_keeping`` kept."""
+def evaluate2(ctx, board, buf2, buf1, probs):
+    """2-ply probabilities of ``board`` for its side on roll."""
+    replies = np.empty((21, 2, 25), np.int8)
+    reply_probs = np.empty((21, 5), np.float32)
+    choose_replies(ctx, board, buf2, probs, replies, reply_probs)
+    evaluate2_from(ctx, replies, reply_probs, buf1, probs)
+
+
+@njit(cache=True)
+def evaluate2_from(ctx, replies, reply_probs, buf1, probs):
+    """2-ply probabilities of a position from the replies ``choose_replies`` kept for
+    it: each reply that does not end the game, looked at 1-ply deep."""
     acc = np.zeros(5)
     p = np.empty(5, np.float32)
     opp = np.empty(5, np.float32)
@@ -342,12 +324,12 @@ def rank_candidates(ctx, candidates, n, ply, filters, weights, buf2, buf1, equit
                 continue
             if ply >= 2 and level == 1 and used < kept:
                 _flip(candidates[i], flipped)
-                _evaluate1_keeping(ctx, flipped, buf1, opp, replies[used], reply_probs[used])
+                choose_replies(ctx, flipped, buf1, opp, replies[used], reply_probs[used])
                 invert_probs(opp, p)
                 slot[i] = used
                 used += 1
             elif level == 2 and slot[i] >= 0:
-                _evaluate2_from(ctx, replies[slot[i]], reply_probs[slot[i]], buf1, opp)
+                evaluate2_from(ctx, replies[slot[i]], reply_probs[slot[i]], buf1, opp)
                 invert_probs(opp, p)
             else:
                 value_at(ctx, candidates[i], level, buf2, buf1, p)
