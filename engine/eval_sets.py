@@ -94,10 +94,9 @@ def static_set(ctx, boards, n, out):
     nets = ctx[0]
     use_race = nets[12]
     opp, dest, index = ctx[15], ctx[16], ctx[17]
-    cls = np.zeros(n, np.int64)  # 0: contact net, 1: race net, 2: done here
-    flipped = np.empty((2, 25), np.int8)
-    p = np.empty(5, np.float32)
+    cls, flipped, p = ctx[19]  # cls: 0 contact net, 1 race net, 2 done here
     for i in range(n):
+        cls[i] = 0
         if boards[i, 0].sum() == 0:
             _won(boards[i], out[i])
             cls[i] = 2

@@ -54,7 +54,7 @@ def flip_into(src, dst):
 # vanished").  Compiling costs about 2 s per pairing of player kinds per process.
 @njit
 def play_kernel_game(choose0, params0, choose1, params1, seed_value, boards, steps,
-                     table_key, table_stamp, stamp, stack):
+                     table, stamp, stack):
     """Play one game; return (winning seat, points 1-3, number of turns)."""
     board = initial_board()
     d0, d1 = opening_roll(seed_value)
@@ -62,7 +62,7 @@ def play_kernel_game(choose0, params0, choose1, params1, seed_value, boards, ste
     for turn in range(MAX_TURNS):
         if turn > 0:
             d0, d1 = roll(seed_value, turn)
-        n = generate_moves(board, d0, d1, boards, steps, table_key, table_stamp, stamp, stack)
+        n = generate_moves(board, d0, d1, boards, steps, table, stamp, stack)
         best = 0
         if n > 1:
             if seat == 0:
@@ -79,7 +79,7 @@ def play_kernel_game(choose0, params0, choose1, params1, seed_value, boards, ste
 
 @njit  # not cached on disk, for the reason given at play_kernel_game
 def kernel_duel(choose_a, params_a, choose_b, params_b, seed, first_pair, n_pairs,
-                boards, steps, table_key, table_stamp, stamp, stack):
+                boards, steps, table, stamp, stack):
     """Points for A in each game of ``n_pairs`` duplicate pairs: shape (n_pairs, 2).
 
     Game 0 of a pair seats A in seat 0, game 1 seats B there with the same dice.
@@ -89,11 +89,11 @@ def kernel_duel(choose_a, params_a, choose_b, params_b, seed, first_pair, n_pair
     for p in range(n_pairs):
         s = game_seed(seed, first_pair + p)
         winner, pts, t = play_kernel_game(choose_a, params_a, choose_b, params_b, s, boards,
-                                          steps, table_key, table_stamp, stamp, stack)
+                                          steps, table, stamp, stack)
         points[p, 0] = pts if winner == 0 else -pts
         turns += t
         winner, pts, t = play_kernel_game(choose_b, params_b, choose_a, params_a, s, boards,
-                                          steps, table_key, table_stamp, stamp, stack)
+                                          steps, table, stamp, stack)
         points[p, 1] = pts if winner == 1 else -pts
         turns += t
     return points, turns

@@ -138,6 +138,49 @@ def raw_outputs(W2, b2, h, out):
         out[k] = sigmoid(acc + b2[k])
 
 
+@njit(cache=True, fastmath=True, inline="always")
+def gnubg5_probs(W2, b2, h, raw, probs):
+    """``raw_outputs`` and ``probs_from_raw`` of a five-output gnubg net in one go:
+    the five sums in one pass over h and their sigmoids as one eight-lane vector
+    (``raw`` holds at least eight); the same figures, a sixth less of a small net's
+    evaluation."""
+    s0 = s1 = s2 = s3 = s4 = np.float32(0.0)
+    for j in range(h.shape[0]):
+        x = h[j]
+        s0 += x * W2[j, 0]
+        s1 += x * W2[j, 1]
+        s2 += x * W2[j, 2]
+        s3 += x * W2[j, 3]
+        s4 += x * W2[j, 4]
+    raw[0] = s0 + b2[0]
+    raw[1] = s1 + b2[1]
+    raw[2] = s2 + b2[2]
+    raw[3] = s3 + b2[3]
+    raw[4] = s4 + b2[4]
+    raw[5] = raw[6] = raw[7] = 0.0
+    for k in range(8):
+        raw[k] = sigmoid(raw[k])
+    win = raw[0]
+    gammon = min(raw[1], win)
+    loss_gammon = min(raw[3], 1.0 - win)
+    probs[0] = win
+    probs[1] = gammon
+    probs[2] = min(raw[2], gammon)
+    probs[3] = loss_gammon
+    probs[4] = min(raw[4], loss_gammon)
+
+
+@njit(cache=True, fastmath=True, inline="always")
+def net_probs(arch, W2, b2, h, raw, probs):
+    """Five probabilities from the hidden layer ``h`` (``raw``: eight floats of scratch)."""
+    if arch == GNUBG5:
+        gnubg5_probs(W2, b2, h, raw, probs)
+    else:
+        rs = raw[: W2.shape[1]]
+        raw_outputs(W2, b2, h, rs)
+        probs_from_raw(arch, rs, W2, b2, h, probs)
+
+
 @njit(cache=True)
 def symmetric_gammon_loss(W2, b2, h):
     """P(gammon loss | loss) of the symmetric net: node 1 on the flipped hidden layer."""
@@ -183,12 +226,12 @@ def cubeless_equities(probs) -> np.ndarray:
 
 @njit(cache=True)
 def evaluate_one(W1, b1, W2, b2, arch, encoding, board, x, h, raw, probs):
-    """Five probabilities of one board; x, h, raw are scratch of at least the net's sizes."""
-    xs, hs, rs = x[: W1.shape[0]], h[: W1.shape[1]], raw[: W2.shape[1]]
+    """Five probabilities of one board; x, h are scratch of at least the net's sizes,
+    raw of eight floats."""
+    xs, hs = x[: W1.shape[0]], h[: W1.shape[1]]
     encode_into(encoding, board, xs)
     hidden_layer(W1, b1, xs, hs)
-    raw_outputs(W2, b2, hs, rs)
-    probs_from_raw(arch, rs, W2, b2, hs, probs)
+    net_probs(arch, W2, b2, hs, raw, probs)
 
 
 @njit(cache=True)
@@ -196,7 +239,7 @@ def evaluate_boards(W1, b1, W2, b2, arch, encoding, boards, n, probs_out):
     """Five probabilities for each of the first ``n`` boards (side on roll in row 0)."""
     x = np.zeros(W1.shape[0], dtype=np.float32)
     h = np.empty(W1.shape[1], dtype=np.float32)
-    raw = np.empty(W2.shape[1], dtype=np.float32)
+    raw = np.empty(8, dtype=np.float32)
     for i in range(n):
         evaluate_one(W1, b1, W2, b2, arch, encoding, boards[i], x, h, raw, probs_out[i])
 

@@ -82,12 +82,12 @@ def _luck(ctx, board, d0, d1, filters, weights, root, buf2, buf1, equities, prob
     rolls of the 0-ply choice of each (gnubg's variance reduction by luck
     adjustment: the sum of these has mean zero, and taking it off a game's result
     removes most of the dice's noise)."""
-    boards, steps, tk, ts, st, stack = root
+    boards, steps, tk, st, stack = root
     mean = np.zeros(5)
     p = np.empty(5, np.float32)
     for r in range(21):
         a, b = DISTINCT_ROLLS[r, 0], DISTINCT_ROLLS[r, 1]
-        n = generate_moves(board, a, b, boards, steps, tk, ts, st, stack)
+        n = generate_moves(board, a, b, boards, steps, tk, st, stack)
         best = _choose0(ctx, boards, n, prune, filters, weights, buf2, buf1, equities, probs, plies, p)
         for j in range(5):
             mean[j] += ROLL_WEIGHTS[r] * p[j]
@@ -109,7 +109,7 @@ def rollout_games(ctx, start_board, seed, first_game, n_games, truncate, filters
     from that side's point of view.  ``varredn``: less the luck of every roll (see
     ``_luck``); ``max_turns`` > 0: stop after that many turns with the 0-ply figures;
     ``prune`` > 0: the pruning net picks that many moves for the full net (``_choose0``)."""
-    boards, steps, tk, ts, st, stack = root
+    boards, steps, tk, st, stack = root
     board = np.empty((2, 25), np.int8)
     after = np.empty((2, 25), np.int8)
     p = np.empty(5, np.float32)
@@ -147,7 +147,7 @@ def rollout_games(ctx, start_board, seed, first_game, n_games, truncate, filters
                 for j in range(5):
                     luck_sum[j] += luck[j]
             else:
-                n = generate_moves(board, d0, d1, boards, steps, tk, ts, st, stack)
+                n = generate_moves(board, d0, d1, boards, steps, tk, st, stack)
                 best = 0
                 if n > 1:
                     best = _choose0(ctx, boards, n, prune, filters, weights, buf2, buf1, equities, probs, plies, p)

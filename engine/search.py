@@ -54,8 +54,9 @@ def make_context(evaluator, cache_bits: int = CACHE_BITS, prune: bool = True) ->
     """The numba-side context: nets, bearoff tables, cache, scratch arrays, and the
     pruning net (``evaluator.prune``) with how many replies it keeps (0: no pruning);
     then the scratch of a set's pass (14, ``engine.incremental.evaluate_replies``), a
-    set's probabilities, boards and indices (15-17, ``engine.eval_sets``), and the
-    cache's lookups and hits since it was last cleared (18)."""
+    set's probabilities, boards and indices (15-17, ``engine.eval_sets``), the
+    cache's lookups and hits since it was last cleared (18), and scratch that
+    would otherwise be allocated for every root set (19, ``make_set_scratch``)."""
     db = load_bearoff_db()
     size = 1 << cache_bits
     small = evaluator.prune if prune and evaluator.prune is not None else evaluator.contact
@@ -65,7 +66,13 @@ def make_context(evaluator, cache_bits: int = CACHE_BITS, prune: bool = True) ->
             np.zeros(512, np.float32), np.empty(1024, np.float32), np.empty(8, np.float32),
             np.zeros(6, np.int64), np.zeros(6, np.int64), small.arrays(), keep,
             make_reply_scratch(), np.zeros((MAX_RESULTS, 5), np.float32),
-            np.zeros((MAX_RESULTS, 2, 25), np.int8), np.zeros(MAX_RESULTS, np.int64), np.zeros(2, np.int64))
+            np.zeros((MAX_RESULTS, 2, 25), np.int8), np.zeros(MAX_RESULTS, np.int64), np.zeros(2, np.int64),
+            make_set_scratch())
+
+
+def make_set_scratch() -> tuple:
+    """A root set's classes, a board and probabilities (``engine.eval_sets.static_set``)."""
+    return np.zeros(MAX_RESULTS, np.int64), np.zeros((2, 25), np.int8), np.zeros(5, np.float32)
 
 
 def clear_cache(ctx: tuple) -> None:
@@ -202,11 +209,11 @@ def choose_replies(ctx, board, buf, probs, replies, reply_probs, keep=True):
     """1-ply probabilities of ``board`` for its side on roll, and each roll's chosen
     reply's 0-ply figures; with ``keep``, the replies too (a 2-ply look starts from
     them)."""
-    boards, steps, tk, ts, st, stack = buf
+    boards, steps, tk, st, stack = buf
     acc = np.zeros(5)
     flipped = np.empty((2, 25), np.int8)
     for r in range(21):
-        n = generate_moves(board, ROLLS[r, 0], ROLLS[r, 1], boards, steps, tk, ts, st, stack)
+        n = generate_moves(board, ROLLS[r, 0], ROLLS[r, 1], boards, steps, tk, st, stack)
         best = best_reply0(ctx, boards, n, flipped, reply_probs[r])
         if keep:
             for s in range(2):
@@ -298,13 +305,25 @@ def rank_candidates(ctx, candidates, n, ply, filters, weights, buf2, buf1, equit
     probabilities and the ply each was last evaluated at; returns the best index.
     A move that ends the game is always chosen (its value is exact).
     """
-    p = np.empty(5, np.float32)
     static_set(ctx, candidates, n, probs)
     for i in range(n):
         equities[i] = weighted_equity(probs[i], weights)
         plies[i] = 0
         if candidates[i, 0].sum() == 0:
             plies[i] = WON  # exact: never re-searched, always preferred
+    if ply > 0:
+        _deeper(ctx, candidates, n, ply, filters, weights, buf2, buf1, equities, probs, plies)
+    best = -1
+    for i in range(n):
+        if best < 0 or plies[i] > plies[best] or (plies[i] == plies[best] and equities[i] > equities[best]):
+            best = i
+    return best
+
+
+@njit(cache=True)
+def _deeper(ctx, candidates, n, ply, filters, weights, buf2, buf1, equities, probs, plies):
+    """The filtered candidates of ``rank_candidates`` evaluated 1 and 2 plies deep."""
+    p = np.empty(5, np.float32)
     chosen = np.zeros(n, np.bool_)
     # the 1-ply pass keeps each roll's reply, so the 2-ply pass need not choose it again
     kept = max(int(filters[0]), 1) if ply >= 2 else 1
@@ -337,11 +356,6 @@ def rank_candidates(ctx, candidates, n, ply, filters, weights, buf2, buf1, equit
                 probs[i, j] = p[j]
             equities[i] = weighted_equity(p, weights)
             plies[i] = level
-    best = -1
-    for i in range(n):
-        if best < 0 or plies[i] > plies[best] or (plies[i] == plies[best] and equities[i] > equities[best]):
-            best = i
-    return best
 
 
 @njit(cache=True)

@@ -29,10 +29,10 @@ GNUBG = Path("/usr/games/gnubg")
 
 @njit(cache=True)
 def _decide_all(ctx, positions, dice, ply, filters, weights, root, buf2, buf1, equities, probs, plies):
-    boards, steps, tk, ts, st, stack = root
+    boards, steps, tk, st, stack = root
     total = 0
     for i in range(positions.shape[0]):
-        n = generate_moves(positions[i], dice[i, 0], dice[i, 1], boards, steps, tk, ts, st, stack)
+        n = generate_moves(positions[i], dice[i, 0], dice[i, 1], boards, steps, tk, st, stack)
         total += rank_candidates(ctx, boards, n, ply, filters, weights, buf2, buf1, equities, probs, plies)
     return total
 

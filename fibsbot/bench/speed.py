@@ -22,7 +22,7 @@ from engine.pubeval import pubeval_choose, pubeval_weights
 
 
 @njit(cache=True)
-def _collect_positions(weights, seed, games, boards, steps, table_key, table_stamp, stamp, stack):
+def _collect_positions(weights, seed, games, boards, steps, table, stamp, stack):
     """Positions and rolls met in pubeval self-play: the 'positions from real games'."""
     out_boards = np.zeros((games * 120, 2, 25), dtype=np.int8)
     out_dice = np.zeros((games * 120, 2), dtype=np.int64)
@@ -39,7 +39,7 @@ def _collect_positions(weights, seed, games, boards, steps, table_key, table_sta
                 out_dice[count, 0] = d0
                 out_dice[count, 1] = d1
                 count += 1
-            n = generate_moves(board, d0, d1, boards, steps, table_key, table_stamp, stamp, stack)
+            n = generate_moves(board, d0, d1, boards, steps, table, stamp, stack)
             best = pubeval_choose(weights, board, n, boards) if n > 1 else 0
             if boards[best, 0].sum() == 0:
                 break
@@ -50,11 +50,10 @@ def _collect_positions(weights, seed, games, boards, steps, table_key, table_sta
 
 
 @njit(cache=True)
-def _generate_all(positions, dice, boards, steps, table_key, table_stamp, stamp, stack):
+def _generate_all(positions, dice, boards, steps, table, stamp, stack):
     total = 0
     for i in range(positions.shape[0]):
-        total += generate_moves(positions[i], dice[i, 0], dice[i, 1], boards, steps, table_key,
-                                table_stamp, stamp, stack)
+        total += generate_moves(positions[i], dice[i, 0], dice[i, 1], boards, steps, table, stamp, stack)
     return total
 
 

@@ -36,7 +36,7 @@ MAX_TURNS = 500
 @njit(cache=True)
 def _harvest(ctx, seed, first_game, n_games, explore, ply, filters, weights, root, buf2, buf1, equities, probs,
              plies, out_boards, out_probs):
-    boards, steps, tk, ts, st, stack = root
+    boards, steps, tk, st, stack = root
     label = np.empty(5, np.float32)
     count = 0
     limit = out_boards.shape[0]
@@ -47,7 +47,7 @@ def _harvest(ctx, seed, first_game, n_games, explore, ply, filters, weights, roo
         for turn in range(MAX_TURNS):
             if turn > 0:
                 d0, d1 = roll(s, turn)
-            n = generate_moves(board, d0, d1, boards, steps, tk, ts, st, stack)
+            n = generate_moves(board, d0, d1, boards, steps, tk, st, stack)
             best = 0
             if n > 1:
                 best = rank_candidates(ctx, boards, n, ply, filters, weights, buf2, buf1, equities, probs, plies)

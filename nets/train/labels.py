@@ -36,7 +36,7 @@ def random_move(game_seed_value, turn, n, explore):
 @njit(cache=True)
 def _selfplay(ctx, seed, first_game, n_games, explore, filters, weights, root, buf2, buf1, equities, probs,
               plies, out):
-    boards, steps, tk, ts, st, stack = root
+    boards, steps, tk, st, stack = root
     count = 0
     limit = out.shape[0]
     for g in range(first_game, first_game + n_games):
@@ -49,7 +49,7 @@ def _selfplay(ctx, seed, first_game, n_games, explore, filters, weights, root, b
                 if count < limit:
                     out[count] = board
                     count += 1
-            n = generate_moves(board, d0, d1, boards, steps, tk, ts, st, stack)
+            n = generate_moves(board, d0, d1, boards, steps, tk, st, stack)
             best = 0
             if n > 1:
                 best = random_move(s, turn, n, explore)

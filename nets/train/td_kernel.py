@@ -207,7 +207,7 @@ def td_update(W1, b1, W2, b2, arch, perm, x, h, raw, target, lr, lam, traces):
 
 @njit(cache=True)
 def td_games(nets, perm_c, perm_r, lr_until, lr_values, lam, seed, first_game, n_games,
-             traces_c, traces_r, boards, steps, table_key, table_stamp, stamp, stack):
+             traces_c, traces_r, boards, steps, table, stamp, stack):
     """Train on self-play games [first_game, first_game + n_games); return turns played."""
     W1c, b1c, W2c, b2c, arch_c, enc_c, W1r, b1r, W2r, b2r, arch_r, enc_r, use_race = nets
     equities = np.empty(boards.shape[0], dtype=np.float64)
@@ -238,7 +238,7 @@ def td_games(nets, perm_c, perm_r, lr_until, lr_values, lam, seed, first_game, n
         for turn in range(10000):
             if turn > 0:
                 d0, d1 = roll(gs, turn)
-            n = generate_moves(board, d0, d1, boards, steps, table_key, table_stamp, stamp, stack)
+            n = generate_moves(board, d0, d1, boards, steps, table, stamp, stack)
             best = 0
             if n > 1:
                 candidate_equities(nets, boards, n, equities, probs)
