@@ -139,40 +139,10 @@ def _contact_side(me, them, out, base, extra):
 
 
 @njit(cache=True)
-def _contact_tail(me, them, out, base, extra, own_known=False):
-    """The units after one side's 25 points: off and the hand-made features; with
-    ``own_known``, those that depend on ``me`` alone are already in ``out``."""
-    k = base + 100
-    if own_known:
-        rear = rearmost(me)
-    else:
-        rear = _own_units(me, out, k)
-    if extra:
-        shots, pip_loss, double_shots = hit_stats(me, them)
-        extra_features(me, them, pip_loss, double_shots, out, base + CONTACT_HALF, own_known)
-    else:
-        shots = count_shots(me, them)
-    out[k + 7] = shots / 36.0
-    escapes = 0
-    contain = 0
-    if rear >= 0:
-        for d in range(1, 7):
-            land = rear - d
-            if land < 0 or them[23 - land] < 2:
-                escapes += 1
-        for d in range(1, 13):
-            land = rear - d
-            if land >= 0 and them[23 - land] >= 2:
-                contain += 1
-    out[k + 8] = escapes / 6.0
-    out[k + 9] = contain / 12.0
-
-
-@njit(cache=True)
-def _own_units(me, out, k):
-    """The tail units of a side that depend on its own checkers alone (``OWN_UNITS``);
-    returns its rearmost checker's column."""
+def _contact_tail(me, them, out, base, extra):
+    """The units after one side's 25 points: off and the hand-made features."""
     # one pass over the points for the simple counts: this runs for every candidate
+    k = base + 100
     checkers = me[24]
     pips = 25 * me[24]
     back = me[24]
@@ -211,8 +181,26 @@ def _own_units(me, out, k):
     out[k + 4] = best / 6.0
     out[k + 5] = min(blots, 5) / 5.0
     out[k + 6] = anchor
+    if extra:
+        shots, pip_loss, double_shots = hit_stats(me, them)
+        extra_features(me, them, pip_loss, double_shots, out, base + CONTACT_HALF)
+    else:
+        shots = count_shots(me, them)
+    out[k + 7] = shots / 36.0
+    escapes = 0
+    contain = 0
+    if rear >= 0:
+        for d in range(1, 7):
+            land = rear - d
+            if land < 0 or them[23 - land] < 2:
+                escapes += 1
+        for d in range(1, 13):
+            land = rear - d
+            if land >= 0 and them[23 - land] >= 2:
+                contain += 1
+    out[k + 8] = escapes / 6.0
+    out[k + 9] = contain / 12.0
     out[k + 10] = home / 15.0
-    return rear
 
 
 @njit(cache=True)
@@ -272,30 +260,12 @@ def tail_ranges(encoding):
     return 192, 198 if encoding == TESAURO_TURN else 196, 0, 0
 
 
-# The tail units of row 0 that depend on row 0's checkers alone: off, pips, back,
-# home points, prime, blots, anchor, home count (and timing with the extra features).
-OWN_UNITS = np.array([100, 101, 102, 103, 104, 105, 106, 110])
-OWN_EXTRA_UNIT = CONTACT_HALF + 6
-
-
 @njit(cache=True)
-def copy_own_units(encoding, src, dst):
-    """Copy row 0's ``OWN_UNITS`` from one input vector to another (contact encodings):
-    a position with the same row 0 has the same values there."""
-    if encoding == CONTACT or encoding == CONTACT2:
-        for t in OWN_UNITS:
-            dst[t] = src[t]
-        if encoding == CONTACT2:
-            dst[OWN_EXTRA_UNIT] = src[OWN_EXTRA_UNIT]
-
-
-@njit(cache=True)
-def encode_tail_into(encoding, board, out, own0_known=False):
-    """Write only the units of ``tail_ranges`` of ``board`` into ``out``; with
-    ``own0_known``, row 0's units of ``copy_own_units`` are already there."""
+def encode_tail_into(encoding, board, out):
+    """Write only the units of ``tail_ranges`` of ``board`` into ``out``."""
     if encoding == CONTACT or encoding == CONTACT2:
         half = CONTACT2_HALF if encoding == CONTACT2 else CONTACT_HALF
-        _contact_tail(board[0], board[1], out, 0, encoding == CONTACT2, own0_known)
+        _contact_tail(board[0], board[1], out, 0, encoding == CONTACT2)
         _contact_tail(board[1], board[0], out, half, encoding == CONTACT2)
     elif encoding == RACE:
         _race_tail(board, out)

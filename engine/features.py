@@ -232,10 +232,9 @@ def rearmost(row):
 
 
 @njit(cache=True)
-def extra_features(me, them, shots_pips, shots_double, out, k, own_known=False):
+def extra_features(me, them, shots_pips, shots_double, out, k):
     """The ``EXTRA_FEATURES`` of side ``me`` into ``out[k:k + 7]``; the hit figures
-    are ``me`` attacking ``them``; with ``own_known`` the one of ``me`` alone (timing)
-    is already there."""
+    are ``me`` attacking ``them``."""
     out[k] = shots_pips / 24.0
     out[k + 1] = shots_double / 36.0
     closed = 0
@@ -264,8 +263,6 @@ def extra_features(me, them, shots_pips, shots_double, out, k, own_known=False):
             if land >= 0 and them[23 - land] < 2:
                 mobile += me[p]
     out[k + 5] = mobile / 90.0
-    if own_known:
-        return
     timing = 0
     for i in range(6, 25):
         timing += me[i] * (i - 5)

@@ -21,8 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engine.encode import (CONTACT, CONTACT2, CONTACT2_HALF, CONTACT_HALF, copy_own_units, encode_into,
-                           encode_tail_into, tail_ranges)
+from engine.encode import CONTACT, CONTACT2, CONTACT2_HALF, CONTACT_HALF, encode_into, encode_tail_into, tail_ranges
 from engine.net import add_row, add_rows4, first_layer, net_probs, sigmoid
 
 SLOTS = 3
@@ -82,15 +81,12 @@ def evaluate_near(W1, b1, W2, b2, arch, enc, board, state, slot, probs):
         half = CONTACT2_HALF if enc == CONTACT2 else CONTACT_HALF
         points = 25 if contact else 24  # tesauro's bar is a tail unit
         m = 0  # the changed inputs (row, change) first, then one pass per four rows
-        same0 = True  # row 0 as the reference's: its own tail units are the reference's
         for s in range(2):
             base = s * half if contact else s * 96
             for p in range(points):
                 c_old = ref[s, p]
                 c_new = board[s, p]
                 if c_new != c_old:
-                    if s == 0:
-                        same0 = False
                     k = base + 4 * p
                     for u in range(4):
                         d = _unit(contact, u, c_new) - _unit(contact, u, c_old)
@@ -98,9 +94,7 @@ def evaluate_near(W1, b1, W2, b2, arch, enc, board, state, slot, probs):
                             rows[m] = k + u
                             deltas[m] = d
                             m += 1
-        if same0 and contact:
-            copy_own_units(enc, xr, xc)
-        encode_tail_into(enc, board, xc, same0 and contact)
+        encode_tail_into(enc, board, xc)
         a0, a1, b0, b1_ = tail_ranges(enc)
         for t in range(a0, a1):
             if xc[t] != xr[t]:
@@ -154,7 +148,6 @@ def evaluate_replies(W1, b1, W2, b2, arch, enc, boards, n, scratch, probs_out):
                 hs[j] = ar[j]
         else:
             m = 0  # the changed inputs (row, change) first, then one pass per four rows
-            same0 = True  # row 0 as the reference's: its own tail units are the reference's
             for s in range(2):
                 base = s * half if contact else s * 96
                 for p in range(points):
@@ -162,8 +155,6 @@ def evaluate_replies(W1, b1, W2, b2, arch, enc, boards, n, scratch, probs_out):
                     c_old = boards[0, 1 - s, p]
                     c_new = boards[i, 1 - s, p]
                     if c_new != c_old:
-                        if s == 0:
-                            same0 = False
                         k = base + 4 * p
                         for u in range(4):
                             d = _unit(contact, u, c_new) - _unit(contact, u, c_old)
@@ -171,9 +162,7 @@ def evaluate_replies(W1, b1, W2, b2, arch, enc, boards, n, scratch, probs_out):
                                 rows[m] = k + u
                                 deltas[m] = d
                                 m += 1
-            if same0 and contact:
-                copy_own_units(enc, xr, x)
-            encode_tail_into(enc, flipped, x, same0 and contact)
+            encode_tail_into(enc, flipped, x)
             for t in range(a0, a1):
                 if x[t] != xr[t]:
                     rows[m] = t
