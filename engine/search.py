@@ -95,13 +95,16 @@ def position_key(board):
     bit = 0
     for side in range(2):
         for i in range(25):
-            for _ in range(board[side, i]):
+            n = np.int64(board[side, i])
+            if n > 0:
+                ones = (np.uint64(1) << np.uint64(n)) - np.uint64(1)  # n <= 15
                 if bit < 64:
-                    lo |= np.uint64(1) << np.uint64(bit)
+                    lo |= ones << np.uint64(bit)
+                    if bit + n > 64:  # the run crosses into the high word
+                        hi |= ones >> np.uint64(64 - bit)
                 else:
-                    hi |= np.uint64(1) << np.uint64(bit - 64)
-                bit += 1
-            bit += 1
+                    hi |= ones << np.uint64(bit - 64)
+            bit += n + 1
     return lo, hi
 
 

@@ -64,7 +64,10 @@ def reference_ply(agent: Agent, board: np.ndarray, ply: int) -> np.ndarray:
 
 def test_position_key_is_gnubgs_with_the_rows_in_our_order(agent):
     # gnubg writes the player not on roll first; the cache only needs an exact key
-    for board in contact_positions(20):
+    boards = contact_positions(20) + [s.board for s in sample_positions(300, 9)]
+    crowded = np.zeros((2, 25), np.int8)
+    crowded[0, 20], crowded[1, 10] = 15, 15  # row 1's run starts at bit 50 and crosses into the high word
+    for board in boards + [crowded, crowded[::-1].copy()]:
         lo, hi = position_key(board)
         assert (int(lo) | int(hi) << 64).to_bytes(10, "little") == id_position_key(board[::-1].copy())
 
