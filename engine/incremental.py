@@ -21,7 +21,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engine.encode import CONTACT, CONTACT2, CONTACT2_HALF, CONTACT_HALF, encode_into, encode_tail_into, tail_ranges
+from engine.encode import (CONTACT, CONTACT2, CONTACT2_HALF, CONTACT_HALF, encode_into, encode_tail_into,
+                           point_index, point_units, tail_ranges)
 from engine.net import add_row, add_rows4, first_layer, net_probs, sigmoid
 
 SLOTS = 3
@@ -31,11 +32,11 @@ MAX_INPUTS, MAX_HIDDEN = 512, 1024
 
 def make_state() -> tuple:
     """References (boards, inputs, first-layer sums), their validity, and scratch
-    (inputs, hidden units, outputs, the changed rows and their changes, a board)."""
+    (inputs, hidden units, outputs, a point's old and new units)."""
     return (np.zeros((SLOTS, 2, 25), np.int8), np.zeros((SLOTS, MAX_INPUTS), np.float32),
             np.zeros((SLOTS, MAX_HIDDEN), np.float32), np.zeros(SLOTS, np.int64),
             np.zeros(MAX_INPUTS, np.float32), np.empty(MAX_HIDDEN, np.float32), np.empty(8, np.float32),
-            np.zeros(MAX_INPUTS, np.int64), np.zeros(MAX_INPUTS, np.float32), np.zeros((2, 25), np.int8))
+            np.empty((2, 4), np.float32))
 
 
 @njit(cache=True)
@@ -49,64 +50,51 @@ def _reference(W1, b1, enc, board, xr, ar):
     first_layer(W1, b1, xr, ar)
 
 
-@njit(cache=True, fastmath=True)
-def set_reference(W1, b1, enc, board, state, slot):
-    """Make ``board`` (side on roll in row 0) the slot's reference: its inputs and
-    first-layer sums, computed in full."""
-    refs, xrefs, accs, valid = state[0], state[1], state[2], state[3]
-    n_in, n_hidden = W1.shape
-    _reference(W1, b1, enc, board, xrefs[slot, :n_in], accs[slot, :n_hidden])
-    for s in range(2):
-        for p in range(25):
-            refs[slot, s, p] = board[s, p]
-    valid[slot] = 1
+@njit(cache=True, fastmath=True, inline="always")
+def _add_row(hs, W1, i, d):
+    if d != 0.0:
+        add_row(hs, W1[i], d)
 
 
 @njit(cache=True, fastmath=True, error_model="numpy")
 def evaluate_near(W1, b1, W2, b2, arch, enc, board, state, slot, probs):
     """Five probabilities of ``board`` (side on roll in row 0), from the slot's
     reference when it has one; else ``board`` becomes the reference."""
-    refs, xrefs, accs, valid, xc, h, raw, rows, deltas, _ = state
+    refs, xrefs, accs, valid, xc, h, raw, units = state
     n_in, n_hidden = W1.shape
     xr = xrefs[slot, :n_in]
     ar = accs[slot, :n_hidden]
     hs = h[:n_hidden]
     if valid[slot] == 0:
-        set_reference(W1, b1, enc, board, state, slot)
+        _reference(W1, b1, enc, board, xr, ar)
+        for s in range(2):
+            for p in range(25):
+                refs[slot, s, p] = board[s, p]
+        valid[slot] = 1
         for j in range(n_hidden):
             hs[j] = ar[j]
     else:
         ref = refs[slot]
-        contact = enc == CONTACT or enc == CONTACT2
-        half = CONTACT2_HALF if enc == CONTACT2 else CONTACT_HALF
-        points = 25 if contact else 24  # tesauro's bar is a tail unit
-        m = 0  # the changed inputs (row, change) first, then one pass per four rows
+        for j in range(n_hidden):
+            hs[j] = ar[j]
+        old, new = units[0], units[1]
         for s in range(2):
-            base = s * half if contact else s * 96
-            for p in range(points):
-                c_old = ref[s, p]
-                c_new = board[s, p]
-                if c_new != c_old:
-                    k = base + 4 * p
-                    for u in range(4):
-                        d = _unit(contact, u, c_new) - _unit(contact, u, c_old)
-                        if d != 0.0:
-                            rows[m] = k + u
-                            deltas[m] = d
-                            m += 1
+            for p in range(25):
+                if board[s, p] == ref[s, p]:
+                    continue
+                k = point_index(enc, s, p)
+                if k < 0:
+                    continue  # a tail unit
+                point_units(enc, ref[s, p], old)
+                point_units(enc, board[s, p], new)
+                for u in range(4):
+                    _add_row(hs, W1, k + u, new[u] - old[u])
         encode_tail_into(enc, board, xc)
-        a0, a1, b0, b1_ = tail_ranges(enc)
-        for t in range(a0, a1):
-            if xc[t] != xr[t]:
-                rows[m] = t
-                deltas[m] = xc[t] - xr[t]
-                m += 1
-        for t in range(b0, b1_):
-            if xc[t] != xr[t]:
-                rows[m] = t
-                deltas[m] = xc[t] - xr[t]
-                m += 1
-        _add_rows(hs, ar, W1, rows, deltas, m)
+        a0, a1, b0, b1 = tail_ranges(enc)
+        for i in range(a0, a1):
+            _add_row(hs, W1, i, xc[i] - xr[i])
+        for i in range(b0, b1):
+            _add_row(hs, W1, i, xc[i] - xr[i])
     for j in range(n_hidden):
         hs[j] = sigmoid(hs[j])
     net_probs(arch, W2, b2, hs, raw, probs)
