@@ -37,7 +37,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engine.features import EXTRA_FEATURES, count_shots, extra_features, hit_stats, rearmost  # noqa: F401 (re-export)
+from engine.features import (EXTRA_FEATURES, bit_range, count_shots, extra_features, highest_bit,  # noqa: F401
+                             hit_stats, hit_stats_masks, popcount, rearmost, reverse24)
 
 TESAURO, TESAURO_TURN, RACE, CONTACT, CONTACT2 = 0, 1, 2, 3, 4
 ENCODINGS = {"tesauro": TESAURO, "tesauro-turn": TESAURO_TURN, "race": RACE, "contact": CONTACT,
@@ -131,83 +132,89 @@ def _contact_point(n, out, k):
     out[k + 3] = (n - 3) / 2.0 if n > 3 else 0.0
 
 
-@njit(cache=True)
-def _contact_side(me, them, out, base, extra):
-    for p in range(25):
-        _contact_point(me[p], out, base + 4 * p)
-    _contact_tail(me, them, out, base, extra)
-
-
-@njit(cache=True)
-def _contact_tail(me, them, out, base, extra):
-    """The units after one side's 25 points: off and the hand-made features."""
-    # one pass over the points for the simple counts: this runs for every candidate
-    k = base + 100
-    checkers = me[24]
-    pips = 25 * me[24]
-    back = me[24]
-    rear = 24 if me[24] > 0 else -1
+@njit(cache=True, inline="always")
+def _side_summary(row):
+    """A side's points as bit masks (bit p: its point p) and counts: occupied, made
+    (2+), blots; checkers on the board and bar, pips, checkers and pips in its home
+    board, checkers on the bar and in the other side's home board, rearmost column."""
+    occupied = 0
     made = 0
-    home = 0
-    run = 0
-    best = 0
     blots = 0
-    anchor = 0.0
-    for i in range(24):
-        n = me[i]
-        checkers += n
-        pips += n * (i + 1)
-        if n > 0:
-            rear = max(rear, i)
-        if n >= 2:
-            run += 1
-            best = max(best, run)
-            if i < 6:
-                made += 1
-            elif i >= 18:
-                anchor = (i - 17) / 6.0  # the deepest anchor: the last one seen
-        else:
-            run = 0
-            if n == 1:
-                blots += 1
-        if i < 6:
-            home += n
-        elif i >= 18:
-            back += n
-    out[k] = (15 - checkers) / 15.0
+    bar = np.int64(row[24])
+    total = bar
+    pips = 25 * bar
+    for p in range(24):
+        n = np.int64(row[p])
+        total += n
+        pips += n * (p + 1)
+        occupied |= np.int64(n > 0) << p
+        made |= np.int64(n >= 2) << p
+        blots |= np.int64(n == 1) << p
+    home = 0
+    home_pips = 0
+    for p in range(6):
+        home += row[p]
+        home_pips += row[p] * (p + 1)
+    back = bar
+    for p in range(18, 24):
+        back += row[p]
+    rear = 24 if bar > 0 else (highest_bit(occupied) if occupied else -1)
+    return occupied, made, blots, total, pips, home, home_pips, back, rear
+
+
+@njit(cache=True, inline="always")
+def _side_tail(me, mine, theirs, out, base, extra):
+    """The units after one side's 25 points: off and the hand-made features, from
+    both sides' ``_side_summary``."""
+    occupied, made, blots, total, pips, home, home_pips, back, rear = mine
+    them_made, them_blots, them_rear = theirs[1], theirs[2], theirs[8]
+    blocked = reverse24(them_made)  # the other side's made points, in our numbering
+    k = base + 100
+    out[k] = (15 - total) / 15.0
     out[k + 1] = pips / 167.0
     out[k + 2] = back / 15.0
-    out[k + 3] = made / 6.0
-    out[k + 4] = best / 6.0
-    out[k + 5] = min(blots, 5) / 5.0
-    out[k + 6] = anchor
+    out[k + 3] = popcount(made & 63) / 6.0
+    run = 0  # the longest run of made points: strip a point off every run until none is left
+    m = made
+    while m:
+        m &= m >> 1
+        run += 1
+    out[k + 4] = run / 6.0
+    out[k + 5] = min(popcount(blots), 5) / 5.0
+    anchors = made >> 18
+    out[k + 6] = (highest_bit(anchors) + 1) / 6.0 if anchors else 0.0  # the deepest anchor
+    shots, pip_loss, double_shots = hit_stats_masks(me[24] > 0, occupied, blocked, them_blots)
     if extra:
-        shots, pip_loss, double_shots = hit_stats(me, them)
-        extra_features(me, them, pip_loss, double_shots, out, base + CONTACT_HALF)
-    else:
-        shots = count_shots(me, them)
+        extra_features(me, them_made, blocked, them_rear, pips, home, home_pips, total, pip_loss, double_shots,
+                       out, base + CONTACT_HALF)
     out[k + 7] = shots / 36.0
     escapes = 0
     contain = 0
-    if rear >= 0:
-        for d in range(1, 7):
-            land = rear - d
-            if land < 0 or them[23 - land] < 2:
-                escapes += 1
-        for d in range(1, 13):
-            land = rear - d
-            if land >= 0 and them[23 - land] >= 2:
-                contain += 1
+    if rear >= 0:  # dice 1-6 whose landing point in front of the rearmost checker is open; made points ahead
+        escapes = 6 - popcount(blocked & bit_range(max(rear - 6, 0), rear - 1))
+        contain = popcount(blocked & bit_range(max(rear - 12, 0), rear - 1))
     out[k + 8] = escapes / 6.0
     out[k + 9] = contain / 12.0
     out[k + 10] = home / 15.0
 
 
 @njit(cache=True)
+def _contact_tails(board, out, extra):
+    """Both sides' tail units (row 0 the side on roll), each from its own view."""
+    half = CONTACT2_HALF if extra else CONTACT_HALF
+    first = _side_summary(board[0])
+    second = _side_summary(board[1])
+    _side_tail(board[0], first, second, out, 0, extra)
+    _side_tail(board[1], second, first, out, half, extra)
+
+
+@njit(cache=True)
 def _contact(board, out, extra):
     half = CONTACT2_HALF if extra else CONTACT_HALF
-    _contact_side(board[0], board[1], out, 0, extra)
-    _contact_side(board[1], board[0], out, half, extra)
+    for side in range(2):
+        for p in range(25):
+            _contact_point(board[side, p], out, side * half + 4 * p)
+    _contact_tails(board, out, extra)
 
 
 @njit(cache=True)
@@ -264,9 +271,7 @@ def tail_ranges(encoding):
 def encode_tail_into(encoding, board, out):
     """Write only the units of ``tail_ranges`` of ``board`` into ``out``."""
     if encoding == CONTACT or encoding == CONTACT2:
-        half = CONTACT2_HALF if encoding == CONTACT2 else CONTACT_HALF
-        _contact_tail(board[0], board[1], out, 0, encoding == CONTACT2)
-        _contact_tail(board[1], board[0], out, half, encoding == CONTACT2)
+        _contact_tails(board, out, encoding == CONTACT2)
     elif encoding == RACE:
         _race_tail(board, out)
     else:

@@ -2,8 +2,8 @@
 
 The set is split by evaluator: finished games (exact), positions inside the
 one-sided bearoff database, races (the race net) and contact positions (the
-contact net).  Each net's share is evaluated in one ``evaluate_replies`` pass, the
-first board its reference (``engine.incremental``).  Context layout: see
+contact net).  Each net's share is evaluated in one ``evaluate_replies_chained``
+pass, each board from the one before it (``engine.incremental``).  Context layout: see
 ``engine.search.make_context``.
 """
 
@@ -14,7 +14,7 @@ from numba import njit
 
 from engine.bearoff_gen import _rank
 from engine.game import mover_win_points
-from engine.incremental import evaluate_replies
+from engine.incremental import MAX_HIDDEN, evaluate_replies_chained
 from engine.pubeval import board_has_contact
 
 
@@ -95,6 +95,9 @@ def static_set(ctx, boards, n, out):
     use_race = nets[12]
     opp, dest, index = ctx[15], ctx[16], ctx[17]
     cls, flipped, p = ctx[19]  # cls: 0 contact net, 1 race net, 2 done here
+    # the chain's buffers: a single evaluation's scratch, idle while a set is evaluated
+    # (new arrays in the context would slow every call that passes it)
+    chain = (ctx[7], ctx[8][:MAX_HIDDEN], ctx[8][MAX_HIDDEN:])
     for i in range(n):
         cls[i] = 0
         if boards[i, 0].sum() == 0:
@@ -113,7 +116,7 @@ def static_set(ctx, boards, n, out):
     for i in range(n):
         contact += cls[i] == 0
     if contact == n:  # the usual case: every result for the contact net, in place
-        evaluate_replies(nets[0], nets[1], nets[2], nets[3], nets[4], nets[5], boards, n, ctx[14], opp)
+        evaluate_replies_chained(nets[0], nets[1], nets[2], nets[3], nets[4], nets[5], boards, n, ctx[14], chain, opp)
         for c in range(n):
             invert_probs(opp[c], out[c])
         return
@@ -122,8 +125,10 @@ def static_set(ctx, boards, n, out):
         if count == 0:
             continue
         if which == 0:
-            evaluate_replies(nets[0], nets[1], nets[2], nets[3], nets[4], nets[5], dest, count, ctx[14], opp)
+            evaluate_replies_chained(nets[0], nets[1], nets[2], nets[3], nets[4], nets[5], dest, count, ctx[14], chain,
+                                     opp)
         else:
-            evaluate_replies(nets[6], nets[7], nets[8], nets[9], nets[10], nets[11], dest, count, ctx[14], opp)
+            evaluate_replies_chained(nets[6], nets[7], nets[8], nets[9], nets[10], nets[11], dest, count, ctx[14],
+                                     chain, opp)
         for c in range(count):
             invert_probs(opp[c], out[index[c]])

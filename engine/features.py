@@ -149,11 +149,11 @@ def _shot(a, b, blocked):
 
 
 @njit(cache=True)
-def _blot_mask(attacker, occupied, blocked, c):
-    """Bit mask of the rolls with which ``attacker`` (on roll) reaches the defender's
-    blot on its column ``c``; a checker on the bar only hits from the bar."""
+def _blot_mask(on_bar, occupied, blocked, c):
+    """Bit mask of the rolls with which the attacker (on roll) reaches the defender's
+    blot on its column ``c``; a checker on the bar (``on_bar``) only hits from the bar."""
     b = 23 - c  # the blot's column in the attacker's numbering
-    if attacker[24] > 0:
+    if on_bar:
         return _shot(24, b, blocked)
     mask = 0
     behind = occupied >> (b + 1)  # the attacker's points behind the blot
@@ -182,7 +182,7 @@ def count_shots(attacker, defender):
     mask = 0
     for c in range(24):
         if defender[c] == 1:
-            mask |= _blot_mask(attacker, occupied, blocked, c)
+            mask |= _blot_mask(attacker[24] > 0, occupied, blocked, c)
     return _weight(mask)
 
 
@@ -190,17 +190,31 @@ def count_shots(attacker, defender):
 def hit_stats(attacker, defender):
     """(rolls hitting at least one blot, expected pips the defender loses to the
     farthest-advanced blot a roll can hit, rolls able to hit two blots), rolls of 36."""
-    # bit masks over the 21 rolls and the 24 points, no arrays: this runs for every candidate
     occupied, blocked = _point_masks(attacker, defender)
+    blots = 0
+    for c in range(24):
+        if defender[c] == 1:
+            blots |= 1 << c
+    return hit_stats_masks(attacker[24] > 0, occupied, blocked, blots)
+
+
+@njit(cache=True, inline="always")
+def hit_stats_masks(on_bar, occupied, blocked, blots):
+    """``hit_stats`` from bit masks: the attacker's occupied points and the points the
+    defender holds (``_point_masks``), the defender's blots (bit c: its column c)."""
+    # bit masks over the 21 rolls and the 24 points, no arrays: this runs for every candidate
     hit_once = 0
     hit_twice = 0
     pips = 0
-    for c in range(23, -1, -1):  # farthest-advanced blot first: it is the worst hit
-        if defender[c] == 1:
-            mask = _blot_mask(attacker, occupied, blocked, c)
-            pips += _weight(mask & ~hit_once) * (c + 1)
-            hit_twice |= hit_once & mask
-            hit_once |= mask
+    c = 23
+    while blots:  # farthest-advanced blot first: it is the worst hit
+        while (blots >> c) & 1 == 0:
+            c -= 1
+        blots ^= 1 << c
+        mask = _blot_mask(on_bar, occupied, blocked, c)
+        pips += _weight(mask & ~hit_once) * (c + 1)
+        hit_twice |= hit_once & mask
+        hit_once |= mask
     return _weight(hit_once), pips / 36.0, _weight(hit_twice)
 
 
@@ -231,39 +245,75 @@ def rearmost(row):
     return -1
 
 
-@njit(cache=True)
-def extra_features(me, them, shots_pips, shots_double, out, k):
-    """The ``EXTRA_FEATURES`` of side ``me`` into ``out[k:k + 7]``; the hit figures
-    are ``me`` attacking ``them``."""
+@njit(cache=True, inline="always")
+def popcount(v):
+    """Set bits of a non-negative int64."""
+    return _popcount(v)
+
+
+@njit(cache=True, inline="always")
+def highest_bit(m):
+    """Index of the highest set bit of 0 < m < 2**32."""
+    h = 0
+    if m >> 16:
+        m >>= 16
+        h += 16
+    if m >> 8:
+        m >>= 8
+        h += 8
+    if m >> 4:
+        m >>= 4
+        h += 4
+    if m >> 2:
+        m >>= 2
+        h += 2
+    if m >> 1:
+        h += 1
+    return h
+
+
+_REVERSED_BYTE = np.array([int(f"{b:08b}"[::-1], 2) for b in range(256)], dtype=np.int64)
+
+
+@njit(cache=True, inline="always")
+def reverse24(m):
+    """The 24 low bits of m in reverse order: a side's points in the other side's numbering."""
+    return (_REVERSED_BYTE[m & 255] << 16) | (_REVERSED_BYTE[(m >> 8) & 255] << 8) | _REVERSED_BYTE[(m >> 16) & 255]
+
+
+@njit(cache=True, inline="always")
+def bit_range(lo, hi):
+    """Bits lo..hi (none when hi < lo; lo >= 0)."""
+    return ((1 << (hi + 1)) - 1) & ~((1 << lo) - 1) if hi >= lo else 0
+
+
+@njit(cache=True, inline="always")
+def extra_features(me, them_made, blocked, them_rear, pips, home, home_pips, total,
+                   shots_pips, shots_double, out, k):
+    """The ``EXTRA_FEATURES`` of side ``me`` into ``out[k:k + 7]``, from the other
+    side's made points (its numbering), the points it blocks (ours), its rearmost
+    column (-1: none), our pips, checkers and pips in our home board, checkers on
+    the board and bar; the hit figures are ``me`` attacking the other side."""
     out[k] = shots_pips / 24.0
     out[k + 1] = shots_double / 36.0
-    closed = 0
-    for i in range(6):
-        if them[i] >= 2:
-            closed += 1
+    closed = _popcount(them_made & 63)
     out[k + 2] = (closed / 6.0) ** 2  # the chance a checker of ours on the bar stays there
-    front = 23 - rearmost(them)  # their rearmost checker in our numbering (-1: their bar)
+    front = 23 - them_rear  # their rearmost checker in our numbering (-1: their bar)
     behind = 0
     free = 0
+    mobile = 0
+    open_points = ~blocked & 0xFFFFFF
     for i in range(25):
-        if me[i] == 0:
+        n = np.int64(me[i])
+        if n == 0:
             continue
         if i > front:
-            behind += me[i] * (i - front)
+            behind += n * (i - front)
         else:
-            free += me[i] * (i + 1)
+            free += n * (i + 1)
+        mobile += n * _popcount(open_points & bit_range(max(i - 6, 0), i - 1))  # dice 1-6 that land
     out[k + 3] = min(behind, 167) / 167.0
     out[k + 4] = free / 167.0
-    mobile = 0
-    for p in range(25):
-        if me[p] == 0:
-            continue
-        for d in range(1, 7):
-            land = p - d
-            if land >= 0 and them[23 - land] < 2:
-                mobile += me[p]
     out[k + 5] = mobile / 90.0
-    timing = 0
-    for i in range(6, 25):
-        timing += me[i] * (i - 5)
+    timing = (pips - home_pips) - 6 * (total - home)  # pips beyond the 6-point, as moves off the home board
     out[k + 6] = min(timing, 100) / 100.0

@@ -6,14 +6,15 @@ can therefore start from those of a reference (the first result evaluated) and a
 ``(x - x_ref)[i] * W1[i]`` only for the inputs that differ: a handful of point
 units, and the hand-made features that changed.  The point units come from the
 counts of the points that differ; only the units after them (bar, off, features)
-are computed afresh (``engine.encode.encode_tail_into``).  The reference is always a full
-evaluation, never an incremental one, so rounding does not build up along a chain.
+are computed afresh (``engine.encode.encode_tail_into``).
 
-``evaluate_replies`` evaluates a whole set in one pass (the search's root and every
-reply set of a lookahead use it: a set decides its own reference, so a result does
-not depend on what was evaluated before).  ``evaluate_near`` does one board at a
-time against a reference kept per slot in a state (``make_state``), forgotten with
-``forget``.
+``evaluate_replies`` evaluates a whole set in one pass, every result from the first
+(the pruning net of a lookahead); ``evaluate_replies_chained`` starts each result
+from the one before it, and every ``CHAIN``-th from the first again, so rounding
+does not build up (a decision's root).  Either way a set decides its own references,
+so a result does not depend on what was evaluated before.  ``evaluate_near`` does
+one board at a time against a reference kept per slot in a state (``make_state``),
+forgotten with ``forget``; its reference is always a full evaluation.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from engine.net import add_row, add_rows4, first_layer, net_probs, sigmoid
 SLOTS = 3
 CONTACT_SLOT, RACE_SLOT, PRUNE_SLOT = 0, 1, 2
 MAX_INPUTS, MAX_HIDDEN = 512, 1024
+CHAIN = 16  # results a chain of references runs before it starts from the first again
 
 
 def make_state() -> tuple:
@@ -118,14 +120,12 @@ def evaluate_replies(W1, b1, W2, b2, arch, enc, boards, n, scratch, probs_out):
     net sees the flipped board), in one pass: the first result is evaluated in
     full and is the reference of the others.  One call per set keeps the per-board
     cost to the changed rows, the hidden units and the outputs (the pruning net of a
-    lookahead runs this on every reply)."""
+    lookahead runs this on every reply; a decision's root, with its wider net, runs
+    ``evaluate_replies_chained``)."""
     xr, x, ar, h, raw, flipped, units, rows, deltas = scratch
     n_in, n_hidden = W1.shape
     hs = h[:n_hidden]
-    a0, a1, b0, b1_ = tail_ranges(enc)
-    contact = enc == CONTACT or enc == CONTACT2
-    half = CONTACT2_HALF if enc == CONTACT2 else CONTACT_HALF
-    points = 25 if contact else 24  # tesauro's bar is a tail unit
+    layout = _layout(enc)
     for i in range(n):
         for p in range(25):
             flipped[0, p] = boards[i, 1, p]
@@ -135,36 +135,108 @@ def evaluate_replies(W1, b1, W2, b2, arch, enc, boards, n, scratch, probs_out):
             for j in range(n_hidden):
                 hs[j] = ar[j]
         else:
-            m = 0  # the changed inputs (row, change) first, then one pass per four rows
-            for s in range(2):
-                base = s * half if contact else s * 96
-                for p in range(points):
-                    # the reference's row s is boards[0]'s row 1 - s
-                    c_old = boards[0, 1 - s, p]
-                    c_new = boards[i, 1 - s, p]
-                    if c_new != c_old:
-                        k = base + 4 * p
-                        for u in range(4):
-                            d = _unit(contact, u, c_new) - _unit(contact, u, c_old)
-                            if d != 0.0:
-                                rows[m] = k + u
-                                deltas[m] = d
-                                m += 1
+            m = _point_changes(layout, boards, 0, i, rows, deltas)
             encode_tail_into(enc, flipped, x)
-            for t in range(a0, a1):
-                if x[t] != xr[t]:
-                    rows[m] = t
-                    deltas[m] = x[t] - xr[t]
-                    m += 1
-            for t in range(b0, b1_):
-                if x[t] != xr[t]:
-                    rows[m] = t
-                    deltas[m] = x[t] - xr[t]
-                    m += 1
+            m = _tail_changes(layout, x, xr, rows, deltas, m)
             _add_rows(hs, ar, W1, rows, deltas, m)
         for j in range(n_hidden):
             hs[j] = sigmoid(hs[j])
         net_probs(arch, W2, b2, hs, raw, probs_out[i])
+
+
+@njit(cache=True, fastmath=True, error_model="numpy")
+def evaluate_replies_chained(W1, b1, W2, b2, arch, enc, boards, n, scratch, chain_scratch, probs_out):
+    """``evaluate_replies`` with each result after the first starting from the sums of
+    the result before it (``chain_scratch``: ``make_chain_scratch``): results come
+    out of move generation in tree order, so neighbours share a checker's move, about
+    15 changed rows a contact result against 20 from the first.  Every ``CHAIN``-th
+    result starts from the first again, so rounding cannot build up along a long
+    set; a set's figures still depend only on the set.  Worth it for a wide hidden
+    layer (a decision's root); for the pruning net following the chain costs more
+    than the rows it saves."""
+    xr, x, ar, h, raw, flipped, units, rows, deltas = scratch
+    x2, sums, sums2 = chain_scratch
+    n_in, n_hidden = W1.shape
+    hs = h[:n_hidden]
+    layout = _layout(enc)
+    for i in range(n):
+        for p in range(25):
+            flipped[0, p] = boards[i, 1, p]
+            flipped[1, p] = boards[i, 0, p]
+        if i == 0:
+            _reference(W1, b1, enc, flipped, xr[:n_in], ar[:n_hidden])
+            for j in range(n_hidden):
+                hs[j] = sigmoid(ar[j])
+        else:
+            # the reference: the result before (its sums and inputs in the buffers of
+            # parity i - 1), or the first one at the start of each chain
+            r = 0 if i % CHAIN == 1 else i - 1
+            if r == 0:
+                xs, start = xr, ar
+            elif r % 2 == 1:
+                xs, start = x, sums
+            else:
+                xs, start = x2, sums2
+            xo, dst = (x, sums) if i % 2 == 1 else (x2, sums2)
+            m = _point_changes(layout, boards, r, i, rows, deltas)
+            encode_tail_into(enc, flipped, xo)
+            m = _tail_changes(layout, xo, xs, rows, deltas, m)
+            sd = dst[:n_hidden]
+            _add_rows(sd, start, W1, rows, deltas, m)
+            for j in range(n_hidden):
+                hs[j] = sigmoid(sd[j])
+        net_probs(arch, W2, b2, hs, raw, probs_out[i])
+
+
+@njit(cache=True, inline="always")
+def _layout(enc):
+    """What ``_point_changes`` and ``_tail_changes`` need to know of an encoding, worked out once a set."""
+    a0, a1, b0, b1 = tail_ranges(enc)
+    contact = enc == CONTACT or enc == CONTACT2
+    half = CONTACT2_HALF if enc == CONTACT2 else CONTACT_HALF
+    points = 25 if contact else 24  # tesauro's bar is a tail unit
+    return a0, a1, b0, b1, contact, half, points
+
+
+@njit(cache=True, inline="always")
+def _point_changes(layout, boards, r, i, rows, deltas):
+    """The point units in which result ``i`` differs from result ``r`` (both flipped,
+    as the net sees them): their rows and changes.  Returns how many."""
+    a0, a1, b0, b1, contact, half, points = layout
+    m = 0
+    for s in range(2):
+        base = s * half if contact else s * 96
+        for p in range(points):
+            # the flipped board's row s is the result's row 1 - s
+            c_old = boards[r, 1 - s, p]
+            c_new = boards[i, 1 - s, p]
+            if c_new != c_old:
+                k = base + 4 * p
+                for u in range(4):
+                    d = _unit(contact, u, c_new) - _unit(contact, u, c_old)
+                    if d != 0.0:
+                        rows[m] = k + u
+                        deltas[m] = d
+                        m += 1
+    return m
+
+
+@njit(cache=True, inline="always")
+def _tail_changes(layout, x, xs, rows, deltas, m):
+    """``_point_changes`` continued with the tail units (``x`` and ``xs``: the two
+    results' inputs).  Returns how many changes in all."""
+    a0, a1, b0, b1, contact, half, points = layout
+    for t in range(a0, a1):
+        if x[t] != xs[t]:
+            rows[m] = t
+            deltas[m] = x[t] - xs[t]
+            m += 1
+    for t in range(b0, b1):
+        if x[t] != xs[t]:
+            rows[m] = t
+            deltas[m] = x[t] - xs[t]
+            m += 1
+    return m
 
 
 @njit(cache=True, fastmath=True, inline="always")
@@ -199,3 +271,8 @@ def make_reply_scratch() -> tuple:
     return (np.zeros(MAX_INPUTS, np.float32), np.zeros(MAX_INPUTS, np.float32), np.zeros(MAX_HIDDEN, np.float32),
             np.zeros(MAX_HIDDEN, np.float32), np.zeros(8, np.float32), np.zeros((2, 25), np.int8),
             np.zeros((2, 4), np.float32), np.zeros(MAX_INPUTS, np.int64), np.zeros(MAX_INPUTS, np.float32))
+
+
+def make_chain_scratch() -> tuple:
+    """The second inputs and two sums buffers of ``evaluate_replies_chained``."""
+    return np.zeros(MAX_INPUTS, np.float32), np.zeros(MAX_HIDDEN, np.float32), np.zeros(MAX_HIDDEN, np.float32)

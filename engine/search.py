@@ -32,7 +32,7 @@ from numba import njit
 
 from engine.bearoff import load_bearoff_db
 from engine.bearoff_gen import _BINOM
-from engine.incremental import evaluate_replies, make_reply_scratch
+from engine.incremental import MAX_HIDDEN, MAX_INPUTS, evaluate_replies, make_reply_scratch
 from engine.moves import MAX_RESULTS
 from engine.dice import DISTINCT_ROLLS as ROLLS
 from engine.eval_sets import _won, invert_probs, static_set
@@ -51,8 +51,9 @@ PRUNE_KEEP = 4  # replies a pruning net passes on to the full net inside a looka
 
 
 def make_context(evaluator, cache_bits: int = CACHE_BITS, prune: bool = True) -> tuple:
-    """The numba-side context: nets, bearoff tables, cache, scratch arrays, and the
-    pruning net (``evaluator.prune``) with how many replies it keeps (0: no pruning);
+    """The numba-side context: nets, bearoff tables, cache, scratch arrays (7-9: one
+    evaluation's inputs, hidden units and outputs; a root set's chain of sums uses 7
+    and 8 too, ``engine.eval_sets``), and the pruning net (``evaluator.prune``) with how many replies it keeps (0: no pruning);
     then the scratch of a set's pass (14, ``engine.incremental.evaluate_replies``), a
     set's probabilities, boards and indices (15-17, ``engine.eval_sets``), the
     cache's lookups and hits since it was last cleared (18), and scratch that
@@ -63,7 +64,7 @@ def make_context(evaluator, cache_bits: int = CACHE_BITS, prune: bool = True) ->
     keep = PRUNE_KEEP if prune and evaluator.prune is not None else 0
     return (evaluator.kernel_params(), db.off, db.tail_off, db.tail_first, _BINOM.astype(np.int64),
             np.zeros((size, 2), np.uint64), np.zeros((size, 5), np.float32),
-            np.zeros(512, np.float32), np.empty(1024, np.float32), np.empty(8, np.float32),
+            np.zeros(MAX_INPUTS, np.float32), np.empty(2 * MAX_HIDDEN, np.float32), np.empty(8, np.float32),
             np.zeros(6, np.int64), np.zeros(6, np.int64), small.arrays(), keep,
             make_reply_scratch(), np.zeros((MAX_RESULTS, 5), np.float32),
             np.zeros((MAX_RESULTS, 2, 25), np.int8), np.zeros(MAX_RESULTS, np.int64), np.zeros(2, np.int64),

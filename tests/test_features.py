@@ -118,3 +118,44 @@ def test_near_shot_table_equals_walking_the_dice_for_every_blocking_pattern():
                 assert _hitting_rolls(blot + dist, blot, blocked) == expected, (dist, pattern, blot)
                 checked += 1
     assert checked == 3 * ((1 << NEAR) - 1)
+
+
+def reference_tail(me: np.ndarray, them: np.ndarray) -> list[float]:
+    """One side's contact2 tail units, point by point from the encoding's definitions
+    (the engine works them out from bit masks of both sides at once)."""
+    me, them = [int(v) for v in me], [int(v) for v in them]
+    made = [me[i] >= 2 for i in range(24)]
+    longest = run = 0
+    for m in made:
+        run = run + 1 if m else 0
+        longest = max(longest, run)
+    anchors = [i for i in range(18, 24) if made[i]]
+    rear = 24 if me[24] else max((i for i in range(24) if me[i]), default=-1)
+    their_rear = 24 if them[24] else max((i for i in range(24) if them[i]), default=-1)
+    held = [them[23 - i] >= 2 for i in range(24)]  # their points, in our numbering
+    shots, pip_loss, double_shots = brute_force_hits(np.array(me), np.array(them))
+    escapes = sum(1 for d in range(1, 7) if rear >= 0 and (rear - d < 0 or not held[rear - d]))
+    contain = sum(1 for d in range(1, 13) if rear >= 0 and rear - d >= 0 and held[rear - d])
+    front = 23 - their_rear
+    behind = sum(me[i] * (i - front) for i in range(25) if i > front)
+    free = sum(me[i] * (i + 1) for i in range(25) if i <= front)
+    mobile = sum(me[p] for p in range(25) for d in range(1, 7) if p - d >= 0 and not held[p - d])
+    simple = [(15 - sum(me)) / 15, (sum(me[i] * (i + 1) for i in range(24)) + 25 * me[24]) / 167,
+              (me[24] + sum(me[18:24])) / 15, sum(made[:6]) / 6, longest / 6,
+              min(sum(1 for i in range(24) if me[i] == 1), 5) / 5, (anchors[-1] - 17) / 6 if anchors else 0.0,
+              shots / 36, escapes / 6, contain / 12, sum(me[:6]) / 15]
+    extra = [pip_loss / 24, double_shots / 36, (sum(them[i] >= 2 for i in range(6)) / 6) ** 2,
+             min(behind, 167) / 167, free / 167, mobile / 90,
+             min(sum(me[i] * (i - 5) for i in range(6, 25)), 100) / 100]
+    return simple + extra
+
+
+def test_contact2_tail_units_equal_their_definitions_on_random_and_played_boards():
+    rng = np.random.default_rng(17)
+    boards = [random_board(rng) for _ in range(150)] + [s.board for s in sample_positions(150, seed=21)]
+    for board in boards:
+        x = encode("contact2", board)
+        for side in range(2):
+            start = side * CONTACT2_HALF + 100
+            expected = reference_tail(board[side], board[1 - side])
+            assert x[start:start + len(expected)] == pytest.approx(expected, abs=1e-6), (board.tolist(), side)
