@@ -35,7 +35,10 @@ from engine.bearoff_gen import _BINOM
 from engine.incremental import MAX_HIDDEN, MAX_INPUTS, evaluate_replies, make_reply_scratch
 from engine.moves import MAX_RESULTS
 from engine.dice import DISTINCT_ROLLS as ROLLS
-from engine.eval_sets import _won, invert_probs, static_set
+from engine.encode import CONTACT, CONTACT2
+from engine.eval_sets import _in_home, _won, invert_probs, static_set
+from engine.pubeval import board_has_contact
+from engine.split_eval import evaluate_split
 from engine.dice import ROLL_WEIGHTS
 from engine.game import flip_into as _flip
 from engine.moves import generate_moves
@@ -53,7 +56,8 @@ PRUNE_KEEP = 4  # replies a pruning net passes on to the full net inside a looka
 def make_context(evaluator, cache_bits: int = CACHE_BITS, prune: bool = True) -> tuple:
     """The numba-side context: nets, bearoff tables, cache, scratch arrays (7-9: one
     evaluation's inputs, hidden units and outputs; a root set's chain of sums uses 7
-    and 8 too, ``engine.eval_sets``), and the pruning net (``evaluator.prune``) with how many replies it keeps (0: no pruning);
+    and 8 too, ``engine.eval_sets``; the rest of 8 keeps a lookahead's own sums,
+    ``engine.split_eval``), and the pruning net (``evaluator.prune``) with how many replies it keeps (0: no pruning);
     then the scratch of a set's pass (14, ``engine.incremental.evaluate_replies``), a
     set's probabilities, boards and indices (15-17, ``engine.eval_sets``), the
     cache's lookups and hits since it was last cleared (18), and scratch that
@@ -64,7 +68,7 @@ def make_context(evaluator, cache_bits: int = CACHE_BITS, prune: bool = True) ->
     keep = PRUNE_KEEP if prune and evaluator.prune is not None else 0
     return (evaluator.kernel_params(), db.off, db.tail_off, db.tail_first, _BINOM.astype(np.int64),
             np.zeros((size, 2), np.uint64), np.zeros((size, 5), np.float32),
-            np.zeros(MAX_INPUTS, np.float32), np.empty(2 * MAX_HIDDEN, np.float32), np.empty(8, np.float32),
+            np.zeros(MAX_INPUTS, np.float32), np.zeros(3 * MAX_HIDDEN + 32, np.float32), np.empty(8, np.float32),
             np.zeros(6, np.int64), np.zeros(6, np.int64), small.arrays(), keep,
             make_reply_scratch(), np.zeros((MAX_RESULTS, 5), np.float32),
             np.zeros((MAX_RESULTS, 2, 25), np.int8), np.zeros(MAX_RESULTS, np.int64), np.zeros(2, np.int64),
@@ -125,11 +129,27 @@ def evaluate0(ctx, board, probs):
         for j in range(5):
             probs[j] = values[slot, j]
         return
-    evaluate_static(ctx, board, probs)
+    _evaluate_miss(ctx, board, probs)
     keys[slot, 0] = lo
     keys[slot, 1] = marked
     for j in range(5):
         values[slot, j] = probs[j]
+
+
+@njit(cache=True, inline="always")
+def _evaluate_miss(ctx, board, probs):
+    """``evaluate_static`` as a lookahead's cache misses need it: a contact position
+    by ``engine.split_eval`` (the side on roll's own sums kept in slot 8)."""
+    nets = ctx[0]
+    enc = nets[5]
+    if (enc != CONTACT and enc != CONTACT2) or (_in_home(board[0]) and _in_home(board[1])) \
+            or (nets[12] and not board_has_contact(board)):
+        evaluate_static(ctx, board, probs)
+        return
+    h = ctx[8]
+    scratch = ctx[14]
+    evaluate_split(nets[0], nets[1], nets[2], nets[3], nets[4], enc, board, ctx[7], h[:MAX_HIDDEN],
+                   h[2 * MAX_HIDDEN:3 * MAX_HIDDEN], h[3 * MAX_HIDDEN:], scratch[7], scratch[8], ctx[9], probs)
 
 
 # inline: a call passes the context's tuple of arrays field by field, and this runs for

@@ -1,0 +1,73 @@
+"""engine.split_eval: a lookahead's cache misses with the side on roll's own sums
+kept, against the one-pass evaluation, and the same bits whichever order the
+positions come in (a cached value must not depend on the path that reached it)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.encode import encode
+from engine.evaluator import Evaluator
+from engine.net import Net
+from engine.pubeval import board_has_contact
+from engine.split_eval import OWN_CONTACT2, REST_CONTACT2, evaluate_split
+from fibsbot.bench.speed import real_game_positions
+from strategies import random_board
+
+
+def _contact_boards(count: int) -> np.ndarray:
+    positions, _ = real_game_positions(games=max(4, count // 40), seed=13)
+    boards = [b for b in positions if board_has_contact(b)][:count]
+    return np.ascontiguousarray(boards, dtype=np.int8)
+
+
+def _evaluate_all(net, boards, own, key) -> np.ndarray:
+    W1, b1, W2, b2, arch, enc = net.arrays()
+    x = np.zeros(512, np.float32)
+    h = np.zeros(1024, np.float32)
+    rows, deltas = np.zeros(512, np.int64), np.zeros(512, np.float32)
+    raw = np.zeros(8, np.float32)
+    out = np.zeros((len(boards), 5), np.float32)
+    for i, board in enumerate(boards):
+        evaluate_split(W1, b1, W2, b2, arch, enc, board, x, h, own, key, rows, deltas, raw, out[i])
+    return out
+
+
+def test_own_units_depend_on_the_side_on_roll_alone():
+    """Changing the other side's checkers never moves an input counted as the side on
+    roll's own, so its sums may be kept while that side's row stays the same."""
+    rng = np.random.default_rng(3)
+    for _ in range(300):
+        board = random_board(rng)
+        other = random_board(rng)
+        other[0] = board[0]
+        a, b = encode("contact2", board), encode("contact2", other)
+        assert np.array_equal(a[OWN_CONTACT2], b[OWN_CONTACT2])
+    assert sorted(np.concatenate([OWN_CONTACT2, REST_CONTACT2]).tolist()) == list(range(len(a)))
+
+
+def test_split_evaluation_equals_the_one_pass_evaluation():
+    boards = _contact_boards(400)
+    nets = [Evaluator.load("nets/default.npz").contact, Net.create("gnubg5", "contact", 48, seed=2, scale=0.3)]
+    for net in nets:
+        assert net.encoding in ("contact", "contact2")
+        got = _evaluate_all(net, boards, np.zeros(1024, np.float32), np.zeros(32, np.float32))
+        assert np.abs(got - net.probabilities(boards)).max() < 1e-5
+
+
+def test_a_position_gets_the_same_bits_whatever_came_before():
+    """Runs of positions sharing the side on roll's row reuse its sums; each position
+    alone, or after others, or in reverse order gives the very same figures."""
+    net = Evaluator.load("nets/default.npz").contact
+    boards = _contact_boards(120)
+    runs = np.repeat(boards[:40], 3, axis=0)  # each row three times running, as in a lookahead
+    for i in range(0, len(runs), 3):
+        runs[i + 1, 1] = boards[40 + i // 3, 1]  # the other side's checkers differ
+        runs[i + 2, 1] = boards[80 + i // 3, 1]
+    runs = np.ascontiguousarray(runs)
+    in_order = _evaluate_all(net, runs, np.zeros(1024, np.float32), np.zeros(32, np.float32))
+    reverse = _evaluate_all(net, runs[::-1].copy(), np.zeros(1024, np.float32), np.zeros(32, np.float32))[::-1]
+    alone = np.concatenate([_evaluate_all(net, runs[i:i + 1], np.zeros(1024, np.float32), np.zeros(32, np.float32))
+                            for i in range(len(runs))])
+    assert np.array_equal(in_order, reverse)
+    assert np.array_equal(in_order, alone)
