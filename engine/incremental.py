@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engine.encode import (CONTACT, CONTACT2, CONTACT2_HALF, CONTACT_HALF, encode_into, encode_tail_into,
+from engine.encode import (CONTACT, CONTACT2, CONTACT2_HALF, CONTACT_HALF, TESAURO, encode_into, encode_tail_into,
                            point_index, point_units, tail_ranges)
 from engine.net import add_row, add_rows4, first_layer, net_probs, sigmoid
 
@@ -203,21 +203,21 @@ def _point_changes(layout, boards, r, i, rows, deltas):
     """The point units in which result ``i`` differs from result ``r`` (both flipped,
     as the net sees them): their rows and changes.  Returns how many."""
     a0, a1, b0, b1, contact, half, points = layout
+    kind = 1 if contact else 0
     m = 0
     for s in range(2):
         base = s * half if contact else s * 96
+        old = boards[r, 1 - s]  # the flipped board's row s is the result's row 1 - s
+        new = boards[i, 1 - s]
         for p in range(points):
-            # the flipped board's row s is the result's row 1 - s
-            c_old = boards[r, 1 - s, p]
-            c_new = boards[i, 1 - s, p]
-            if c_new != c_old:
+            a = old[p]
+            b = new[p]
+            if a != b:
                 k = base + 4 * p
-                for u in range(4):
-                    d = _unit(contact, u, c_new) - _unit(contact, u, c_old)
-                    if d != 0.0:
-                        rows[m] = k + u
-                        deltas[m] = d
-                        m += 1
+                for q in range(_CHANGED[kind, a, b]):
+                    rows[m] = k + _CHANGED_UNIT[kind, a, b, q]
+                    deltas[m] = _CHANGED_BY[kind, a, b, q]
+                    m += 1
     return m
 
 
@@ -255,16 +255,30 @@ def _add_rows(hs, start, W1, rows, deltas, m):
         q += 1
 
 
-@njit(cache=True, inline="always")
-def _unit(contact, u, n):
-    """Unit ``u`` of a point holding ``n`` checkers (``engine.encode.point_units``)."""
-    if u == 0:
-        return np.float32(1.0 if (n == 1 if contact else n >= 1) else 0.0)
-    if u == 1:
-        return np.float32(1.0 if (n == 2 if contact else n >= 2) else 0.0)
-    if u == 2:
-        return np.float32(1.0 if n >= 3 else 0.0)
-    return np.float32((n - 3) / 2.0 if n > 3 else 0.0)
+def _change_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For a point going from ``a`` to ``b`` checkers (tesauro's units: kind 0; the
+    contact encodings': kind 1): how many of its four units change, which, and by
+    how much; looked up, not worked out unit by unit, for every changed point."""
+    count = np.zeros((2, 16, 16), np.int64)
+    unit = np.zeros((2, 16, 16, 4), np.int64)
+    by = np.zeros((2, 16, 16, 4), np.float32)
+    units = np.zeros(4, np.float32)
+    for kind, enc in ((0, TESAURO), (1, CONTACT)):
+        for a in range(16):
+            point_units.py_func(enc, a, units)  # plain Python: nothing compiles at import
+            before = units.copy()
+            for b in range(16):
+                point_units.py_func(enc, b, units)
+                for u in range(4):
+                    if units[u] != before[u]:
+                        q = count[kind, a, b]
+                        unit[kind, a, b, q] = u
+                        by[kind, a, b, q] = units[u] - before[u]
+                        count[kind, a, b] += 1
+    return count, unit, by
+
+
+_CHANGED, _CHANGED_UNIT, _CHANGED_BY = _change_tables()
 
 
 def make_reply_scratch() -> tuple:
