@@ -38,7 +38,7 @@ import numpy as np
 from numba import njit
 
 from engine.features import (EXTRA_FEATURES, bit_range, count_shots, extra_features, highest_bit,  # noqa: F401
-                             hit_stats, hit_stats_masks, popcount, rearmost, reverse24)
+                             hit_stats, hit_stats_masks, popcount, reverse24)
 
 TESAURO, TESAURO_TURN, RACE, CONTACT, CONTACT2 = 0, 1, 2, 3, 4
 ENCODINGS = {"tesauro": TESAURO, "tesauro-turn": TESAURO_TURN, "race": RACE, "contact": CONTACT,

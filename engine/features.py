@@ -222,11 +222,12 @@ def hit_stats_masks(on_bar, occupied, blocked, blots):
 def _weight(mask):
     """Rolls of 36 in a mask of the 21 unordered rolls: two for each roll, less one
     for each double."""
-    return 2 * _popcount(mask & ALL_ROLLS) - _popcount(mask & DOUBLE_ROLLS)
+    return 2 * popcount(mask & ALL_ROLLS) - popcount(mask & DOUBLE_ROLLS)
 
 
 @njit(cache=True, inline="always")
-def _popcount(v):
+def popcount(v):
+    """Set bits of a non-negative int64 (at most 127 of them)."""
     v = v - ((v >> 1) & 0x5555555555555555)
     v = (v & 0x3333333333333333) + ((v >> 2) & 0x3333333333333333)
     v = (v + (v >> 4)) & 0x0F0F0F0F0F0F0F0F
@@ -234,21 +235,6 @@ def _popcount(v):
     v = v + (v >> 16)
     v = v + (v >> 32)
     return v & 0x7F
-
-
-@njit(cache=True, inline="always")
-def rearmost(row):
-    """Column of a side's rearmost checker (24 = the bar), -1 when it has none left."""
-    for i in range(24, -1, -1):
-        if row[i] > 0:
-            return i
-    return -1
-
-
-@njit(cache=True, inline="always")
-def popcount(v):
-    """Set bits of a non-negative int64."""
-    return _popcount(v)
 
 
 @njit(cache=True, inline="always")
@@ -296,7 +282,7 @@ def extra_features(me, them_made, blocked, them_rear, pips, home, home_pips, tot
     the board and bar; the hit figures are ``me`` attacking the other side."""
     out[k] = shots_pips / 24.0
     out[k + 1] = shots_double / 36.0
-    closed = _popcount(them_made & 63)
+    closed = popcount(them_made & 63)
     out[k + 2] = (closed / 6.0) ** 2  # the chance a checker of ours on the bar stays there
     front = 23 - them_rear  # their rearmost checker in our numbering (-1: their bar)
     behind = 0
@@ -311,7 +297,7 @@ def extra_features(me, them_made, blocked, them_rear, pips, home, home_pips, tot
             behind += n * (i - front)
         else:
             free += n * (i + 1)
-        mobile += n * _popcount(open_points & bit_range(max(i - 6, 0), i - 1))  # dice 1-6 that land
+        mobile += n * popcount(open_points & bit_range(max(i - 6, 0), i - 1))  # dice 1-6 that land
     out[k + 3] = min(behind, 167) / 167.0
     out[k + 4] = free / 167.0
     out[k + 5] = mobile / 90.0
