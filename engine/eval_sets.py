@@ -97,7 +97,7 @@ def static_set(ctx, boards, n, out):
     cls, flipped, p = ctx[19]  # cls: 0 contact net, 1 race net, 2 done here
     # the chain's buffers: a single evaluation's scratch, idle while a set is evaluated
     # (new arrays in the context would slow every call that passes it)
-    chain = (ctx[7], ctx[8][:MAX_HIDDEN], ctx[8][MAX_HIDDEN:])
+    chain = (ctx[7], ctx[8][:MAX_HIDDEN], ctx[8][MAX_HIDDEN:2 * MAX_HIDDEN])
     for i in range(n):
         cls[i] = 0
         if boards[i, 0].sum() == 0:

@@ -176,14 +176,9 @@ def count_shots(attacker, defender):
     """Rolls of 36 with which ``attacker`` (on roll) hits at least one blot of ``defender``.
 
     Exact for single dice, combinations through open points and doubles; a checker on
-    the bar only hits from the bar.
+    the bar only hits from the bar.  The first figure of ``hit_stats``.
     """
-    occupied, blocked = _point_masks(attacker, defender)
-    mask = 0
-    for c in range(24):
-        if defender[c] == 1:
-            mask |= _blot_mask(attacker[24] > 0, occupied, blocked, c)
-    return _weight(mask)
+    return hit_stats(attacker, defender)[0]
 
 
 @njit(cache=True)

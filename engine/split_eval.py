@@ -34,17 +34,14 @@ def _split(encoding: int) -> tuple[np.ndarray, np.ndarray]:
     own = list(range(100)) + [100 + k for k in OWN_TAIL]
     if encoding == CONTACT2:
         own.append(CONTACT_HALF + TIMING)
-    rest = [i for i in range(2 * half) if i not in set(own)]
+    owned = set(own)
+    rest = [i for i in range(2 * half) if i not in owned]
     return np.array(own, np.int64), np.array(rest, np.int64)
 
 
 OWN_CONTACT, REST_CONTACT = _split(CONTACT)
 OWN_CONTACT2, REST_CONTACT2 = _split(CONTACT2)
 KEY = 25  # the own sums' row: 25 counts and a flag, stored after the sums
-
-
-def splits(encoding: int) -> bool:
-    return encoding == CONTACT or encoding == CONTACT2
 
 
 @njit(cache=True, fastmath=True, inline="always")
