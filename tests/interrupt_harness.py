@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import random
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from engine.moves import MoveBuffers, generate_moves, steps_to_move
-from fibsbot.arena.audit import Audit, audit_match, unrecoverable_games
+from fibsbot.arena.audit import Audit, audit_match, guessed_moves, unrecoverable_games
 from fibsbot.protocol.match.driver import MatchDriver
 from fibsbot.protocol.match.outputs import DecisionRequest, Send, Wait, consult
 from fibsbot.protocol.parser import Invitation, Welcome
@@ -81,11 +82,13 @@ class InterruptedMatch:
 
     def __init__(self, data_dir: Path, *, seed: int, length: int = 3, cuts: tuple[int, ...] = (),
                  lag: int = 0, cut_before_send: bool = False, queue: bool = False,
-                 double_rate: float = 0.1) -> None:  # fmt: skip
+                 double_rate: float = 0.1, server: dict | None = None,
+                 kill_when: Callable[["InterruptedMatch"], bool] | None = None) -> None:  # fmt: skip
         self.data_dir = Path(data_dir)
         self.length = length
         self.rng = random.Random(seed)
-        self.harness = Harness(seed=seed)
+        self.harness = Harness(seed=seed, **(server or {}))  # ServerConfig fields
+        self.kill_when = kill_when  # a kill at the first event after which it holds (once)
         self.double_rate = double_rate  # both sides' (a high cube ends a match in one game)
         self.agent = RandomAgent(random.Random(seed + 1), double_rate)
         self.cuts = sorted(cuts)
@@ -103,9 +106,9 @@ class InterruptedMatch:
     # --- the bot --------------------------------------------------------------------------
 
     def _start_bot(self, first: bool = False) -> None:
-        self.driver = MatchDriver(roll_delay=0.0)
         self.records = MatchRecords(self.data_dir / "matches", self.queue, user=BOT, net_version="n",
                                     event_log=event_logger(self.data_dir / "events.jsonl"))  # fmt: skip
+        self.driver = MatchDriver(roll_delay=0.0, match_record=self.records)  # as the daemon wires them
         self.dead = False
         self.decisions: deque = deque()
         h = self.harness
@@ -148,6 +151,9 @@ class InterruptedMatch:
         self._outputs(commands)
 
     def _cut_due(self) -> bool:
+        if self.kill_when is not None and self.kill_when(self):
+            self.kill_when = None
+            self.cuts.insert(0, self.handled)
         return bool(self.cuts) and self.handled >= self.cuts[0]
 
     def _handle(self, event) -> None:
@@ -228,7 +234,7 @@ class InterruptedMatch:
         audit = Audit()
         actions = MatchJournal.load(journals[0]).actions
         audit_match(self.match, self.match.seat_of(BOT), as_gnubg_match(actions), audit, journals[0].name,
-                    unrecoverable_games(actions))  # fmt: skip
+                    unrecoverable_games(actions), guessed_moves(actions))  # fmt: skip
         return audit
 
 

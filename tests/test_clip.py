@@ -19,8 +19,15 @@ def parse(text: str, **options) -> list:
     return parser.feed(text) + parser.flush()
 
 
+def logged_in(text: str) -> list:
+    """The events of ``text`` on a connection past its login prompt (before it, text is the banner)."""
+    events = parse("login: " + text)
+    assert events[0] == LoginPrompt(attempt=1)
+    return events[1:]
+
+
 def only(text: str):
-    events = parse(text + "\r\n")
+    events = logged_in(text + "\r\n")
     assert len(events) == 1, events
     return events[0]
 
@@ -111,6 +118,9 @@ EXACT = [
     ("** Warning: You are already logged in.", ServerError(message="Warning: You are already logged in.")),
     ("Welcome to FIBS. You just logged in as guest.",
      Unknown(text="Welcome to FIBS. You just logged in as guest.")),
+    ("You rolled 3, oppo rolled 6.", OpeningRoll(opponent="oppo", our_die=3, their_die=6)),
+    ("Value of 'boardstyle' set to 3.", SettingChanged(name="boardstyle", value="3")),
+    ("** You will hear what other players shout.", ToggleChanged(name="silent", value=False)),
 ]  # fmt: skip
 
 
@@ -181,7 +191,7 @@ def test_malformed_board_lines_are_bad_boards():
     ],
 )
 def test_glued_lines_are_split(line, kinds):
-    events = parse(line + "\r\n")
+    events = logged_in(line + "\r\n")
     assert [type(event) for event in events] == kinds
 
 
@@ -206,7 +216,7 @@ def test_thousands_of_glued_messages_do_not_exhaust_the_stack():
 
 def test_prompts_without_line_end():
     parser = ClipParser()
-    assert parser.feed("FIBS banner\r\n\r\nlogin: ") == [Unknown(text="FIBS banner"), LoginPrompt(attempt=1)]
+    assert parser.feed("FIBS banner\r\n\r\nlogin: ") == [Banner(text="FIBS banner"), LoginPrompt(attempt=1)]
     assert parser.feed("password: ") == [PasswordPrompt()]
     assert parser.feed("> ") == [Prompt()]
     assert parser.feed(">") == []  # incomplete: wait for the space
@@ -319,7 +329,7 @@ def test_random_text_never_raises(text, cuts):
 def test_unrecognised_lines_become_unknown_events(junk):
     # a leading "~" starts no message, prompt or CLIP number, and without spaces no
     # "NAME verb ..." message can match; a "board:" inside is split off as a BadBoard
-    events = parse("~" + junk + "\n")
+    events = logged_in("~" + junk + "\n")
     assert events and all(isinstance(event, Unknown) for event in events)
     assert "".join(event.text for event in events) == "~" + junk
 

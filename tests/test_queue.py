@@ -138,3 +138,15 @@ def test_sigkill_loses_no_committed_row(tmp_path):
         assert len(stored) >= len(committed)
         queue.add(sample())  # and it takes new rows after the crash
         assert queue.count() == len(stored) + 1
+
+
+def test_rows_of_games_a_match_file_left_out_lose_their_place_and_no_other_row_does(tmp_path):
+    with TrainingQueue(tmp_path / "q.sqlite") as queue:
+        kept = queue.add(sample(0, game_number=1))
+        left_out = [queue.add(sample(1, game_number=2)), queue.add(sample(2, game_number=2))]
+        other_match = queue.add(sample(3, game_number=2, match_ref="other.mat"))
+        assert queue.unplace("m.mat", [1, 3]) == 2
+        assert [(queue.get(i).game_number, queue.get(i).move_number) for i in left_out] == [(None, None)] * 2
+        assert queue.get(kept).game_number == 1 and queue.get(other_match).game_number == 2
+        assert queue.unplace("m.mat", [1, 3]) == 0  # again: nothing more to change
+        assert queue.unplace("m.mat", []) == 1 and queue.get(kept).move_number is None  # every game left out

@@ -9,6 +9,7 @@ reached the ``.mat``, or a journal in step was doubted by dances that could not 
 from __future__ import annotations
 
 from fibsbot.protocol.board import parse_board_line
+from fibsbot.records.inference import ROLLS
 from fibsbot.records.journal import MatchJournal
 from fibsbot.records.resync import AMBIGUOUS, UNRECOVERABLE, conclude, reconcile
 from fibsbot.records.resync import UNSEEN_DANCES as UNSEEN_DANCES_REASON
@@ -75,17 +76,18 @@ def test_a_match_gone_from_the_server_that_no_end_explains_leaves_the_game_out(t
     assert note == "left_out" and actions[-1][0] == "leave_out" and actions[-1][1] != AMBIGUOUS
 
 
-def test_an_unseen_roll_that_several_bear_offs_explain_leaves_the_game_out_as_ambiguous(tmp_path):
+def test_an_unseen_roll_that_every_roll_explains_ends_the_match_with_one_roll_that_fits(tmp_path):
     # 1-point match; the opponent, to roll, has two checkers left on its 1 point: any roll bears
-    # them off (the position is set on the replayed state: no short game reaches it)
+    # them off to the same final position (set on the replayed state: no short game reaches it)
     journal = MatchJournal.create(tmp_path, "fibsbot", "oppo", 1)
-    journal.record("game", 0, 0, False)
+    for action in (["game", 0, 0, False], ["opening", 0, 3, 1], ["move", 0, 3, 1, [[8, 5], [6, 5]]]):
+        journal.record(*action)
     board = journal.state.recorder.games[-1].board
     board[1][:] = 0
     board[1][0] = 2
-    journal.state.awaited = 1
     actions, note = conclude(journal)
-    assert note == "left_out" and actions[-1] == ["leave_out", AMBIGUOUS]
+    assert note == "ended" and actions[-3][:2] == ["move", 1] and actions[-1][:2] == ["win", 1]
+    assert actions[-2] == ["roll_guessed", 1, *actions[-3][2:4], [list(roll) for roll in ROLLS]]
 
 
 def _resumed(tmp_path, fixture: dict, extra: list | None = None) -> tuple[list, str]:

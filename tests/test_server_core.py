@@ -29,13 +29,14 @@ def test_login_burst_in_fibs_order():
     h.login("bob")
     alice = h.login("alice")
     assert kinds(alice.events) == [
-        Unknown, LoginPrompt, Welcome, OwnInfo, MotdStart, MotdLine, MotdLine, MotdLine, MotdEnd,
+        Banner, LoginPrompt, Welcome, OwnInfo, MotdStart, MotdLine, MotdLine, MotdLine, MotdEnd,
         WhoInfo, WhoInfo, WhoEnd,
     ]  # fmt: skip
     welcome, info = alice.of(Welcome)[0], alice.of(OwnInfo)[0]
     assert (welcome.name, welcome.last_login, info.name) == ("alice", int(START), "alice")
     assert {w.name for w in alice.of(WhoInfo)} == {"alice", "bob"}
-    assert alice.unknown() == [Unknown(text="fibsbot local backgammon server (FIBS client protocol, CLIP 1008)")]
+    assert alice.of(Banner) == [Banner(text="fibsbot local backgammon server (FIBS client protocol, CLIP 1008)")]
+    assert alice.unknown() == []
 
 
 def test_others_hear_logins_and_logouts():
@@ -155,10 +156,10 @@ def test_toggles_flip_and_show_in_own_info():
     h.login("alice")
     assert h.players["alice"].of(OwnInfo)[0].ready is False
     h.send("alice", "toggle ready")
-    assert h.players["alice"].of(ServerError)[-1] == ServerError(message="You're now ready to invite or join someone.")
+    assert h.players["alice"].of(ToggleChanged)[-1] == ToggleChanged(name="ready", value=True)
     assert h.players["alice"].events[-1].ready  # everyone, alice too, sees the new who line
     h.send("alice", "toggle double")
-    assert "won't" in h.players["alice"].events[-1].message
+    assert h.players["alice"].events[-1] == ToggleChanged(name="double", value=False)
     h.send("alice", "toggle ready")
     h.send("alice", "toggle ready")
     h.send("alice", "toggle nonsense")
@@ -173,6 +174,7 @@ def test_set_boardstyle_and_unknown_commands():
     alice = h.login("alice")
     h.send("alice", "set boardstyle 3")
     assert alice.text.endswith("Value of 'boardstyle' set to 3.\r\n")
+    assert alice.events[-1] == SettingChanged(name="boardstyle", value="3")
     h.send("alice", "frobnicate now")
     assert alice.events[-1] == ServerError(message="Unknown command: 'frobnicate'")
     h.send("alice", "time")  # the bots' keepalive: answered with the clock, not refused

@@ -140,10 +140,9 @@ def test_clip_numbered_lines_of_an_account():
 
 
 @pytest.mark.parametrize("name", sorted(TOGGLE_TEXTS))
-def test_toggle_answers_are_server_notices(name):
-    for text in TOGGLE_TEXTS[name]:
-        event = one(msg.error(text))
-        assert isinstance(event, ServerError) and event.message == text
+def test_toggle_answers_are_toggle_events(name):
+    for text, value in zip(TOGGLE_TEXTS[name], (True, False)):
+        assert one(msg.error(text)) == ToggleChanged(name=name, value=value)
 
 
 def test_board_lines_of_both_seats_parse_and_mirror_each_other():
@@ -163,7 +162,7 @@ def test_board_lines_of_both_seats_parse_and_mirror_each_other():
 
 
 INFORMATIONAL = [
-    msg.GOODBYE, "You're away. Please type 'back'", "Welcome back.", "Value of 'boardstyle' set to 3.",
+    msg.GOODBYE, "You're away. Please type 'back'", "Welcome back.",
     "The current settings are:", "allowpip    YES", "Your name will be carol",
     "Type in your password.", "Please retype your password.", "You are registered as carol.",
     "Type 'bye' to finish this session.", "Welcome to FIBS. You just logged in as guest.",
@@ -173,4 +172,10 @@ INFORMATIONAL = [
 
 @pytest.mark.parametrize("line", INFORMATIONAL)
 def test_informational_lines_are_not_mistaken_for_game_events(line):
-    assert one(line) == Unknown(text=line)
+    events = parse(msg.LOGIN_PROMPT, line)
+    assert events == [LoginPrompt(attempt=1), Unknown(text=line)]
+
+
+def test_a_setting_answer_is_a_setting_event():
+    assert parse(msg.LOGIN_PROMPT, "Value of 'boardstyle' set to 3.") == [
+        LoginPrompt(attempt=1), SettingChanged(name="boardstyle", value="3")]

@@ -47,7 +47,7 @@ async def test_connect_is_fast_and_login_works():
         elapsed = time.perf_counter() - started
         assert elapsed < 0.5, f"connect and login took {elapsed:.2f} s"
         kinds = [type(e) for e in client.events]
-        assert kinds[:4] == [Unknown, LoginPrompt, Welcome, OwnInfo] and kinds[-1] is WhoEnd
+        assert kinds[:4] == [Banner, LoginPrompt, Welcome, OwnInfo] and kinds[-1] is WhoEnd
         assert core.online == {"alice": core.online["alice"]}
         client.close()
 

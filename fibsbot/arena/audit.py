@@ -4,8 +4,12 @@ Each match the server ran (``ServerMatch.history``: every game's starting score 
 every roll with its move) is set beside the bot's match file as GNU Backgammon
 reads it (``import mat``).  Games are paired by their starting score (a score
 never repeats within a match); a move counts as recorded when gnubg has the same
-player, the same dice and a move reaching the same position.  Also checked:
-every queue row names a match file that exists, and no observer failure was logged.
+player, the same dice and a move reaching the same position (a roll the journal says
+was never seen, where every roll that fits gives that position, may differ: it is
+counted apart).  Also checked: every match file is read by ``fibsbot analyse``'s own
+reader, the records' result of a finished match is the server's final score, every
+queue row names a match file that exists and, where it names a game and line, a
+decision of ours in that position there, and no observer failure was logged.
 """
 
 from __future__ import annotations
@@ -20,7 +24,11 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.ids import position_id
 from engine.position import Position
+from fibsbot.owner.index import summarise_actions
+from fibsbot.owner.matread import read_mat
+from fibsbot.owner.replay import replay_turns
 from fibsbot.protocol.match.state import apply_steps
 from fibsbot.records.resync import UNRECOVERABLE
 
@@ -48,9 +56,16 @@ class Audit:
     moves_left_out: int = 0  # the moves of those games
     games_unrecoverable: int = 0  # of those, the games the bot could not reconstruct (journaled why)
     moves_unrecoverable: int = 0  # the moves of those games: missing, but not lost by the records
+    rolls_guessed: int = 0  # recorded moves whose roll was never seen (the position is right, the dice may not be)
+    left_out_reasons: dict[str, int] = field(default_factory=dict)  # why the journals left games out
+    mats_unreadable: int = 0  # match files that ``fibsbot analyse``'s reader rejects
+    results_checked: int = 0  # finished matches whose records' result was set beside the server's
+    result_mismatches: int = 0
+    results_unknown: int = 0  # matches whose end the bot never learnt, in a game it had left out: no result claimed
     queue_rows: int = 0
     queue_rows_dangling: int = 0  # naming no existing match file
     queue_rows_unplaced: int = 0  # without game and move number: decisions in games left out
+    queue_rows_misplaced: int = 0  # naming a game and line that do not hold the row's position
     problems: list[str] = field(default_factory=list)
 
     @property
@@ -70,6 +85,61 @@ def unrecoverable_games(actions: list) -> set[tuple[int, int]]:
         elif action[0] == "unseen" and action[3] in UNRECOVERABLE:
             found.add((action[1], action[2]))
     return found
+
+
+def guessed_moves(actions: list) -> set[tuple[tuple[int, int], int]]:
+    """(starting score, index among the game's moves) of the moves whose roll a journal guessed."""
+    found, score, moves = set(), None, 0
+    for action in actions:
+        if action[0] == "game":
+            score, moves = (action[1], action[2]), 0
+        elif action[0] == "move":
+            moves += 1
+        elif action[0] == "roll_guessed" and score is not None:
+            found.add((score, moves - 1))
+    return found
+
+
+def left_out_reasons(actions: list, reasons: dict[str, int]) -> None:
+    """Count why a journal left games out (``reasons``: reason -> games)."""
+    for action in actions:
+        reason = action[1] if action[0] == "leave_out" else action[3] if action[0] == "unseen" else None
+        if reason is not None:
+            reasons[reason] = reasons.get(reason, 0) + 1
+
+
+def audit_result(server_match, our_seat: int, actions: list, audit: Audit, label: str, claimed: bool) -> None:
+    """The records' result of a finished match against the server's final score; ``claimed``: the
+    journal says the match is finished (else the bot never learnt its end and claims no result)."""
+    if not server_match.is_over:
+        return
+    want = (server_match.scores[our_seat], server_match.scores[1 - our_seat])
+    got, _ = summarise_actions(actions)
+    audit.results_checked += 1
+    if not claimed:
+        audit.results_unknown += 1
+        audit.problems.append(f"{label}: ended {want[0]}-{want[1]} on the server; the records, at {got[0]}-{got[1]} "
+                              f"in a game left out, claim no result")  # fmt: skip
+    elif got != want:
+        audit.result_mismatches += 1
+        audit.problems.append(f"{label}: the server's final score is {want[0]}-{want[1]}, the records say "
+                              f"{got[0]}-{got[1]}")  # fmt: skip
+
+
+def read_as_analyse_does(path: Path, audit: Audit) -> dict[tuple[int, int], set[str]] | None:
+    """Read a match file as ``fibsbot analyse`` does; the Position IDs of player 0's decisions by
+    (game, line), or None (counted, with the reader's message) when it cannot be read."""
+    try:
+        places: dict[tuple[int, int], set[str]] = {}
+        for turn in replay_turns(read_mat(path)):
+            if turn.player == 0:
+                ids = places.setdefault((turn.game, turn.number), set())
+                ids.update({position_id(turn.board), position_id(np.ascontiguousarray(turn.board[::-1]))})
+        return places
+    except ValueError as exc:  # MatFileError: the file, line and what is wrong
+        audit.mats_unreadable += 1
+        audit.problems.append(f"fibsbot analyse cannot read {path.name}: {exc}")
+        return None
 
 
 def gnubg_matches(paths: list[Path]) -> dict[str, dict]:
@@ -114,7 +184,8 @@ def _gnubg_games(match: dict) -> dict[tuple[int, int], list]:
 
 
 def audit_match(server_match, our_seat: int, gnubg_match: dict | None, audit: Audit, label: str,
-                unrecoverable: set[tuple[int, int]] = frozenset()) -> None:  # fmt: skip
+                unrecoverable: set[tuple[int, int]] = frozenset(),
+                guessed: set[tuple[tuple[int, int], int]] = frozenset()) -> None:  # fmt: skip
     recorded = _gnubg_games(gnubg_match) if gnubg_match is not None else {}
     for game in server_match.history:
         played = [(0 if action[1] == our_seat else 1, tuple(action[2]), action[3])
@@ -131,26 +202,40 @@ def audit_match(server_match, our_seat: int, gnubg_match: dict | None, audit: Au
                 audit.moves_unrecoverable += len(played)
             continue
         want, got = _positions(played), _positions(ours)
-        same = sum(1 for a, b in zip(want, got) if a == b)
+        # a guessed roll stands for the one played when it gives the same position
+        agrees = [a == b or ((score, i) in guessed and (a[0], a[2]) == (b[0], b[2]))
+                  for i, (a, b) in enumerate(zip(want, got))]  # fmt: skip
+        audit.rolls_guessed += sum(1 for i in range(len(agrees)) if (score, i) in guessed and agrees[i])
+        same = sum(agrees)
         if same == len(got) == len(want):
             audit.moves_recorded += same
             continue
         # a prefix that agrees is recorded; anything else in the file is wrong
-        prefix = next((i for i, (a, b) in enumerate(zip(want, got)) if a != b), min(len(want), len(got)))
+        prefix = next((i for i, ok in enumerate(agrees) if not ok), min(len(want), len(got)))
         audit.moves_recorded += prefix
         audit.moves_wrong += len(got) - prefix
         audit.problems.append(f"{label} game at {score}: {len(want)} moves played, {len(got)} in the file, "
                               f"first difference at move {prefix + 1}")  # fmt: skip
 
 
-def audit_queue(queue_path: Path, matches_dir: Path, audit: Audit) -> None:
+def audit_queue(queue_path: Path, matches_dir: Path, audit: Audit,
+                read: dict[str, dict | None] | None = None) -> None:  # fmt: skip
+    """Queue rows against the match files; ``read``: files already read (``read_as_analyse_does``) by name."""
     if not queue_path.exists():
         return
     with sqlite3.connect(queue_path) as db:
-        rows = db.execute("SELECT match_ref, game_number, move_number FROM disagreements").fetchall()
+        rows = db.execute("SELECT match_ref, game_number, move_number, position_id FROM disagreements").fetchall()
+    read = {} if read is None else read
     audit.queue_rows = len(rows)
-    for ref, game, move in rows:
+    for ref, game, move, pid in rows:
         if not ref or not (matches_dir / ref).exists():
             audit.queue_rows_dangling += 1
         elif game is None or move is None:
             audit.queue_rows_unplaced += 1
+        else:
+            if ref not in read:
+                read[ref] = read_as_analyse_does(matches_dir / ref, audit)
+            places = read[ref]
+            if places is not None and pid not in places.get((game, move), ()):
+                audit.queue_rows_misplaced += 1
+                audit.problems.append(f"queue row at {ref} game {game} move {move}: position {pid} is not there")

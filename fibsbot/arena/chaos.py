@@ -11,7 +11,9 @@ match, at random moments, the chaos driver
 
 Afterwards every match must have ended or be resumable, and the audit
 (``fibsbot.arena.audit``) compares the daemon's match files, as GNU Backgammon reads them,
-with the server's own record of every move.
+with the server's own record of every move, reads each with ``fibsbot analyse``'s reader,
+sets each finished match's result in the records beside the server's final score, and
+checks that every queue row stands where it says.
 """
 
 from __future__ import annotations
@@ -27,12 +29,15 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from fibsbot.arena.audit import GNUBG, Audit, audit_match, audit_queue, gnubg_matches, unrecoverable_games
+from fibsbot.arena.audit import (
+    GNUBG, Audit, audit_match, audit_queue, audit_result, gnubg_matches, guessed_moves, left_out_reasons,
+    read_as_analyse_does, unrecoverable_games,
+)  # fmt: skip
 from fibsbot.arena.play import BOT, REFEREE, SPARRING, PubevalSparring, _client
 from fibsbot.client.policy import PolicySettings
 from fibsbot.protocol.match.outputs import MoveRequest, NullObserver
 from fibsbot.records.events import configure_logging
-from fibsbot.records.journal import SUFFIX, MatchJournal
+from fibsbot.records.journal import FINISHED, SUFFIX, MatchJournal
 from fibsbot.server.config import ServerConfig
 from fibsbot.server.core import ServerCore
 from fibsbot.server.net import start_server
@@ -246,12 +251,19 @@ def _audit(result: ChaosResult, played: list, data_dir: Path) -> None:
     read = gnubg_matches(mats) if GNUBG.exists() else {}
     if not GNUBG.exists():
         audit.problems.append(f"{GNUBG} not installed: the match files were not checked")
+    by_analyse = {mat.name: read_as_analyse_does(mat, audit) for mat in mats}
     for index, match in enumerate(played):
         mat = mats[index] if index < len(mats) else None
         gnubg_match = read.get(str(mat)) if mat is not None else None
-        missed = unrecoverable_games(loaded[index].actions) if index < len(loaded) else set()
-        audit_match(match, match.seat_of(BOT), gnubg_match, audit, mat.name if mat else f"match {index + 1}", missed)
-    audit_queue(data_dir / "queue.sqlite", matches_dir, audit)
+        journal = loaded[index] if index < len(loaded) else None
+        actions = journal.actions if journal is not None else []
+        label = mat.name if mat else f"match {index + 1}"
+        audit_match(match, match.seat_of(BOT), gnubg_match, audit, label, unrecoverable_games(actions),
+                    guessed_moves(actions))  # fmt: skip
+        claimed = journal is not None and journal.status == FINISHED
+        audit_result(match, match.seat_of(BOT), actions, audit, label, claimed)
+        left_out_reasons(actions, audit.left_out_reasons)
+    audit_queue(data_dir / "queue.sqlite", matches_dir, audit, by_analyse)
     log_path = data_dir / "log" / "fibsbot.jsonl"
     if log_path.exists():
         result.observer_failures = log_path.read_text(errors="replace").count("observer failed")
@@ -266,10 +278,15 @@ def print_chaos(result: ChaosResult, out=sys.stdout) -> None:
           f"logouts at the moment of winning", file=out)
     print(f"moves: {a.moves_played} played, {a.moves_recorded} recorded, {a.moves_wrong} wrong, {a.moves_lost} lost; "
           f"{a.games_left_out} of {a.games_played} games left out with a log line ({a.moves_left_out} moves), "
-          f"of which {a.games_unrecoverable} could not be reconstructed ({a.moves_unrecoverable} moves)",
-          file=out)  # fmt: skip
+          f"of which {a.games_unrecoverable} could not be reconstructed ({a.moves_unrecoverable} moves); "
+          f"{a.rolls_guessed} rolls never seen recorded as one that fits", file=out)  # fmt: skip
+    for reason, games in sorted(a.left_out_reasons.items(), key=lambda item: -item[1]):
+        print(f"  left out: {games} x {reason}", file=out)
+    print(f"match files: {result.records}, {a.mats_unreadable} that fibsbot analyse cannot read; results: "
+          f"{a.results_checked} finished matches checked, {a.result_mismatches} unlike the server's score, "
+          f"{a.results_unknown} whose end the bot never learnt (no result claimed)", file=out)
     print(f"queue: {a.queue_rows} rows, {a.queue_rows_dangling} without a record, {a.queue_rows_unplaced} "
-          f"in games left out; "
-          f"observer failures: {result.observer_failures}; match records: {result.records}", file=out)
+          f"in games left out, {a.queue_rows_misplaced} misplaced; "
+          f"observer failures: {result.observer_failures}", file=out)
     for problem in a.problems[:20]:
         print(f"  {problem}", file=out)

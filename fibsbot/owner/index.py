@@ -17,7 +17,7 @@ from pathlib import Path
 from fibsbot.records.atomic import write_atomically
 from fibsbot.records.journal import FINISHED, PLAYING, SUFFIX
 
-INDEX_VERSION = 1
+INDEX_VERSION = 2  # 2: the score of a match is the server's final one
 
 
 @dataclass(frozen=True)
@@ -45,12 +45,17 @@ class MatchSummary:
 
 
 def summarise_actions(actions: list) -> tuple[tuple[int, int], int]:
-    """(final score, games started) from a journal's actions, following the cube for drops."""
+    """(final score, games played) from a journal's actions, following the cube for drops.
+
+    Every game starts at the server's score, games the record could not hold included,
+    and the server's final score (``end``) stands over what the recorded games add up to.
+    """
     score, games, cube = [0, 0], 0, 1
     for action in actions:
         kind = action[0]
-        if kind == "game":
-            score, cube, games = [int(action[1]), int(action[2])], 1, games + 1
+        if kind in ("game", "unseen", "end"):
+            score = [int(action[1]), int(action[2])]
+            cube, games = 1, games + (kind != "end")
         elif kind == "take":
             cube *= 2
         elif kind == "drop":

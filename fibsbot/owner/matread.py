@@ -5,6 +5,11 @@ player's (player 1).  Like gnubg's reader, an entry is found by what starts it (
 roll ``NN:`` or a cube word) rather than by its column, except that a line whose
 left entry is blank (the right player opens a game) is recognised by its indent.
 Moves are kept as written; ``fibsbot.owner.replay`` turns them into positions.
+
+The Crawford game is the file's first game at ``length - 1`` unless its header
+names another (``; [CrawfordGame "N"]`` or ``"none"``: the file does not hold it);
+a ``; [Server rule breach "Game N: ..."]`` comment marks a game in which the
+server accepted a double that the Crawford rule forbids (``records.crawford``).
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fibsbot.records.crawford import CRAWFORD_GAME_HEADER, RULE_BREACH_HEADER, crawford_by_scores
 from fibsbot.records.matfile import RIGHT_COLUMN
 
 _LENGTH = re.compile(r"^\s*(\d+)\s+point\s+match\s*$", re.IGNORECASE)
@@ -28,6 +34,7 @@ _DROP_WORDS = {"drops", "rejects", "passes"}
 # a blank left entry is padded to the right column; a left entry starts right after "NN) "
 _RIGHT_ONLY_INDENT = 12
 _HEADER = re.compile(r'^;\s*\[(\w[\w ]*?)\s+"(.*)"\]\s*$')
+_BREACH_GAME = re.compile(r"^Game\s+(\d+)\b", re.IGNORECASE)
 
 
 class MatFileError(ValueError):
@@ -52,6 +59,8 @@ class MatGame:
     number: int
     score: tuple[int, int]
     actions: list[MatAction] = field(default_factory=list)
+    crawford: bool = False
+    server_allowed_doubles: bool = False  # the Crawford game, in which the server took doubles all the same
 
     @property
     def winner(self) -> int | None:
@@ -97,6 +106,7 @@ def read_mat(path: Path | str) -> MatMatch:
 def parse_mat(text: str, source: str = "match") -> MatMatch:
     length: int | None = None
     headers: dict[str, str] = {}
+    breaches: list[str] = []
     games: list[MatGame] = []
     players: tuple[str, str] | None = None
     expect_scores = False
@@ -109,6 +119,8 @@ def parse_mat(text: str, source: str = "match") -> MatMatch:
             header = _HEADER.match(line.strip())
             if header:
                 headers[header.group(1)] = header.group(2)
+                if header.group(1) == RULE_BREACH_HEADER:
+                    breaches.append(header.group(2))
             continue
         if length is None and (found := _LENGTH.match(line)):
             length = int(found.group(1))
@@ -134,9 +146,31 @@ def parse_mat(text: str, source: str = "match") -> MatMatch:
         games[-1].actions.extend(_line_actions(line, lineno, where))
     if length is None:
         raise MatFileError(f"{source}: no ' N point match' line: not a .mat file")
-    if not games or players is None:
+    if players is None and {"Player 1", "Player 2"} <= headers.keys():
+        players = (headers["Player 1"], headers["Player 2"])  # a record whose every game was left out
+    if players is None:
         raise MatFileError(f"{source}: no games")
+    _mark_crawford(length, games, headers.get(CRAWFORD_GAME_HEADER), breaches, source)
     return MatMatch(length, players, games, headers)
+
+
+def _mark_crawford(length: int, games: list[MatGame], named: str | None, breaches: list[str], source: str) -> None:
+    if named is None:
+        first = crawford_by_scores(length, [game.score for game in games])
+        crawford = games[first] if first is not None else None
+    elif named.strip().lower() == "none":
+        crawford = None
+    else:
+        crawford = next((game for game in games if named.strip().isdigit() and game.number == int(named)), None)
+        if crawford is None or length - 1 not in crawford.score or max(crawford.score) >= length:
+            raise MatFileError(f'{source}: header {CRAWFORD_GAME_HEADER} "{named}" names no game of this file '
+                               f"that begins with a player at {length - 1}")
+    if crawford is None:
+        return
+    crawford.crawford = True
+    crawford.server_allowed_doubles = any(
+        (found := _BREACH_GAME.match(text)) is not None and int(found.group(1)) == crawford.number for text in breaches
+    )  # fmt: skip
 
 
 def _line_actions(line: str, lineno: int, where: str) -> list[MatAction]:

@@ -77,13 +77,9 @@ def _played(view: np.ndarray, action: MatAction, where: str):
 def replay_turns(match: MatMatch) -> Iterator[Turn]:
     """Every move and cube action of every game, in order."""
     source = str(match.path or "match")
-    crawford_played = False
     for game in match.games:
         board0 = _opening_board()
         score = game.score
-        crawford = (match.length > 0 and not crawford_played and match.length - 1 in score
-                    and max(score) < match.length)
-        crawford_played |= crawford
         cube, owner, offered = 1, CENTRED, None
         first_move = True
         decided = False  # borne off or dropped: only the "Wins" line may follow
@@ -93,7 +89,8 @@ def replay_turns(match: MatMatch) -> Iterator[Turn]:
                 raise MatFileError(f"{where}: an action after the end of game {game.number}")
             player = action.player
             doubler = offered if offered is not None else player
-            state = MatchState(cube=cube, cube_owner=owner, on_roll=doubler, crawford=crawford,
+            # a cube the server let be turned in the Crawford game leaves a game the engine sees as after it
+            state = MatchState(cube=cube, cube_owner=owner, on_roll=doubler, crawford=game.crawford and cube == 1,
                                match_length=match.length, score=score)
             if action.kind == "move":
                 if offered is not None:
@@ -107,7 +104,10 @@ def replay_turns(match: MatMatch) -> Iterator[Turn]:
                 first_move = False
                 decided = bool(after[0].sum() == 0)
             elif action.kind == "double":
-                if not may_double(state) or offered is not None:
+                # the rules, not the engine's judgement: a pointless double (at double match point, by
+                # the leader after the Crawford game) is legal, and a server may let one through in it
+                legal = owner in (CENTRED, player) and (not game.crawford or game.server_allowed_doubles)
+                if not legal or offered is not None:
                     raise MatFileError(f"{where}: player {player} may not double here")
                 yield Turn(game.number, action.number, "double", player, _view(board0, player), state)
                 offered = player

@@ -14,15 +14,16 @@ from pydantic import BaseModel, ConfigDict
 from fibsbot.protocol.board import FibsBoard
 
 __all__ = [
-    "BadBoard", "Board", "CantMove", "ConnectionTimedOut", "DoubleAccepted", "DoubleOffered", "DoubleRejected",
-    "Event", "GameEnd", "GameSaved", "GiveUp", "Invitation", "InviteSent", "JoinInstructions",
-    "JoinNextGamePrompt", "Kibitzes", "Login", "LoginFailed", "LoginPrompt", "Logout", "MatchEnd",
-    "MatchResumed", "MatchStart", "MessageDelivered", "MessageSaved", "MotdEnd", "MotdLine", "MotdStart",
-    "NewGame", "NoSavedMatches", "OnlyPossibleMove", "OpeningRoll", "OpponentMoves", "OpponentMovesFirst",
-    "OpponentRolls", "OwnInfo", "PasswordPrompt", "PleaseMove", "PleaseRollOrDouble", "Prompt",
-    "ResignAccepted", "ResignOffered", "ResignRejected", "SavedMatch", "SavedMatchesHeader", "Says",
-    "ScoreLine", "ServerError", "Shouts", "StoredMessage", "Unknown", "Welcome", "Whispers", "WhoEnd",
-    "WhoInfo", "YouDoubled", "YouKibitz", "YouRoll", "YouSay", "YouShout", "YouWhisper", "YourTurnToMove",
+    "BadBoard", "Banner", "Board", "CantMove", "ConnectionTimedOut", "DoubleAccepted", "DoubleOffered",
+    "DoubleRejected", "Event", "GameEnd", "GameSaved", "GiveUp", "Invitation", "InviteSent",
+    "JoinInstructions", "JoinNextGamePrompt", "Kibitzes", "Login", "LoginFailed", "LoginPrompt", "Logout",
+    "MatchEnd", "MatchResumed", "MatchStart", "MessageDelivered", "MessageSaved", "MotdEnd", "MotdLine",
+    "MotdStart", "NewGame", "NoSavedMatches", "OnlyPossibleMove", "OpeningRoll", "OpponentMoves",
+    "OpponentMovesFirst", "OpponentRolls", "OwnInfo", "PasswordPrompt", "PleaseMove", "PleaseRollOrDouble",
+    "Prompt", "ResignAccepted", "ResignOffered", "ResignRejected", "SavedMatch", "SavedMatchesHeader", "Says",
+    "ScoreLine", "ServerError", "SettingChanged", "Shouts", "StoredMessage", "ToggleChanged", "Unknown",
+    "Welcome", "Whispers", "WhoEnd", "WhoInfo", "YouDoubled", "YouKibitz", "YouRoll", "YouSay", "YouShout",
+    "YouWhisper", "YourTurnToMove",
 ]  # fmt: skip
 
 
@@ -45,6 +46,12 @@ class LoginFailed(Event):
 
 class PasswordPrompt(Event):
     pass
+
+
+class Banner(Event):
+    """A line of the server's greeting: the text before its first ``login: `` prompt."""
+
+    text: str
 
 
 class Prompt(Event):
@@ -382,6 +389,20 @@ class ServerError(Event):
     """A ``** ...`` line not recognised as anything more specific."""
 
     message: str
+
+
+class ToggleChanged(Event):
+    """The answer to ``toggle NAME`` (``** You will hear what other players shout.``)."""
+
+    name: str
+    value: bool
+
+
+class SettingChanged(Event):
+    """The answer to ``set NAME VALUE`` (``Value of 'boardstyle' set to 3.``)."""
+
+    name: str
+    value: str
 
 
 # --- unrecognised --------------------------------------------------------------------------

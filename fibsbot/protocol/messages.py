@@ -19,8 +19,9 @@ from fibsbot.protocol.events import (
     MatchEnd, MatchResumed, MatchStart, NewGame, NoSavedMatches, OnlyPossibleMove, OpeningRoll,
     OpponentMoves, OpponentMovesFirst, OpponentRolls, PleaseMove, PleaseRollOrDouble,
     ResignAccepted, ResignOffered, ResignRejected, SavedMatchesHeader, ScoreLine, ServerError,
-    YouDoubled, YouRoll, YourTurnToMove,
+    SettingChanged, ToggleChanged, YouDoubled, YouRoll, YourTurnToMove,
 )  # fmt: skip
+from fibsbot.protocol.notices import TOGGLE_BY_TEXT
 
 NAME = r"(?P<name>\S+)"
 DIE = r"[1-6]"
@@ -28,6 +29,8 @@ POINTS = r"(?P<points>[0-9]{1,4}) points?"
 LENGTH = r"(?:(?P<length>[0-9]{1,4}) point|unlimited)"
 MOVE_STEP = r"[a-z0-9]{1,4}-[a-z0-9]{1,4}"
 MOVE = rf"(?P<move>{MOVE_STEP}(?: +{MOVE_STEP})*)"
+# longest first, so that no sentence stops at a shorter one it begins with
+TOGGLE_TEXT = "|".join(re.escape(text) for text in sorted(TOGGLE_BY_TEXT, key=len, reverse=True))
 
 
 # The three lines that follow "Your running match was loaded." are folded into
@@ -70,7 +73,7 @@ _TABLE: list[tuple[str, Callable[[re.Match[str]], Parsed], bool]] = [
     # -- about us ("You ...") first: the generic "NAME ..." forms would also match them
     (rf"You roll (?P<d1>{DIE}) and (?P<d2>{DIE})\.",
      lambda m: YouRoll(d1=int(m["d1"]), d2=int(m["d2"])), True),
-    (rf"You rolled (?P<d1>{DIE}), {NAME} rolled (?P<d2>{DIE})",
+    (rf"You rolled (?P<d1>{DIE}), {NAME} rolled (?P<d2>{DIE})\.?",
      lambda m: OpeningRoll(opponent=m["name"], our_die=int(m["d1"]), their_die=int(m["d2"])), True),
     (r"It's your turn to move\.", lambda m: YourTurnToMove(), True),
     (r"It's your turn\. Please roll or double\.?", lambda m: PleaseRollOrDouble(), True),
@@ -164,6 +167,11 @@ _TABLE: list[tuple[str, Callable[[re.Match[str]], Parsed], bool]] = [
     (r"Connection timed out\.", lambda m: ConnectionTimedOut(), True),
     (r"opponent +matchlength +score \(your points first\)", lambda m: SavedMatchesHeader(), False),
     (r"no saved games\.", lambda m: NoSavedMatches(), True),
+    # -- notices: a toggle's answer looks like an error line, but is none
+    (rf"(?:\*\* ?)?(?P<text>{TOGGLE_TEXT})", lambda m: ToggleChanged(name=TOGGLE_BY_TEXT[m["text"]][0],
+                                                                 value=TOGGLE_BY_TEXT[m["text"]][1]), True),
+    (r"Value of '(?P<name>[A-Za-z]{1,20})' set to (?P<value>.{1,80})\.",
+     lambda m: SettingChanged(name=m["name"], value=m["value"]), False),
     (r"\*\* ?(?P<message>.*)", lambda m: ServerError(message=m["message"]), False),
 ]  # fmt: skip
 

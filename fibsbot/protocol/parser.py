@@ -4,6 +4,8 @@
 every line completed so far; it owns no socket and never raises for server input.
 What it copes with (REFERENCE.md section 1, "Traps"):
 
+* text the parser does not recognise before the first ``login: `` prompt is the
+  server's banner (``Banner``), not an unknown line;
 * prompts (``login: ``, ``password: ``, ``> ``) come without a line end, so they
   are recognised at the start of a line as soon as they are complete, and a
   prompt followed by more text on the same line yields the prompt and then the
@@ -32,7 +34,7 @@ from fibsbot.protocol import events as _events
 from fibsbot.protocol.board import BoardLineError, parse_board_line
 from fibsbot.protocol.events import *  # noqa: F403 - the parser's users get the events with it
 from fibsbot.protocol.events import (
-    BadBoard, Board, Event, Kibitzes, Login, LoginFailed, LoginPrompt, Logout, MatchResumed,
+    BadBoard, Banner, Board, Event, Kibitzes, Login, LoginFailed, LoginPrompt, Logout, MatchResumed,
     MessageDelivered, MessageSaved, MotdEnd, MotdLine, MotdStart, OwnInfo, PasswordPrompt,
     Prompt, SavedMatch, SavedMatchesHeader, Says, Shouts, StoredMessage, Unknown, Welcome,
     Whispers, WhoEnd, WhoInfo, YouKibitz, YouSay, YouShout, YouWhisper,
@@ -160,7 +162,7 @@ class ClipParser:
             return parsed, f"{rest} {tail}" if rest else tail
         matched = match_message(text)
         if matched is None:
-            return Unknown(text=text), ""
+            return (Banner(text=text) if self.login_prompts == 0 else Unknown(text=text)), ""
         if isinstance(matched[0], SavedMatchesHeader):
             self._in_saved_list = True
         return matched

@@ -97,13 +97,24 @@ class DecisionLog:
             game_number=game_number, move_number=move_number))
         self.queued += 1
 
+    def unplace_left_out(self, journal) -> None:
+        """The queue rows of games the record left out lose their game and line: another game may
+        come to stand there in the file (their positions stay, for training)."""
+        if self.queue is None or journal is None:
+            return
+        kept = [game.number for game in journal.recorder.games]
+        unplaced = self.queue.unplace(journal.mat_path.name, kept)
+        if unplaced:
+            self.records.events.info("queue_rows_unplaced", record=journal.mat_path.name, rows=unplaced)
+
     @staticmethod
     def _place(journal) -> tuple[int | None, int | None]:
         """The game and numbered line of the decision just journaled.
 
         A drop ends the game it answers, so the game is placed by the journal's
-        last action (ours) rather than by the game in progress; a decision in a
-        game the record does not follow has no place in the file.
+        last action (ours) rather than by the game in progress; a decision to roll
+        rather than double stands on the line of the roll it asks for; a decision
+        in a game the record does not follow has no place in the file.
         """
         if journal is None or not journal.recorder.games:
             return None, None
@@ -112,4 +123,6 @@ class DecisionLog:
         if not (journal.game_in_progress or ended_by_us):
             return None, None
         game = journal.recorder.games[-1]
+        if last is not None and last[0] == "rolling":
+            return game.number, (len(game.slots) + 1) // 2 + 1  # our roll begins the next line
         return game.number, max(1, (len(game.slots) + 1) // 2)

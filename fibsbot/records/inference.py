@@ -16,8 +16,9 @@ cube, score, pending double and the player awaited (``fits``), or, for a game th
 ended, the final position and the new score (``fits_ended``).  A move with known dice
 (the roll was journaled or the board shows it) between two known positions is found
 by searching the legal moves, as gnubg's import would; a roll the bot never saw is
-tried with all 21 rolls, and when two rolls explain the board the history is
-ambiguous and the game cannot be reconstructed.  The work is bounded: dances and
+tried with all 21 rolls.  A dance whose roll was never seen is tried with one roll that
+dances (the position is the same whatever the roll: ``records.resync`` names them all).
+The work is bounded: dances and
 results are read from the move generator's arrays, and a position from which one
 more move of the opponent cannot give the server's is not searched further.
 
@@ -117,8 +118,8 @@ class Inference:
         rows = self._rows(state, player)
         dancing = [dice for dice in ([known] if known else ROLLS)
                    if _results(self.buffers, rows, dice)[1][0, 0, 0] < 0]  # no step: no move
-        # rolls never seen: two of them are enough to show the history is ambiguous
-        for dice in dancing[:2]:
+        # a roll never seen: every dancing roll leaves the same position, so one stands for all
+        for dice in dancing[:1]:
             yield ["move", player, *dice, []]
 
     def _moves_reaching(self, state: Replayed, player: int) -> Iterator[Action]:
@@ -313,7 +314,7 @@ def match_endings(journal: MatchJournal) -> list[list[Action]]:
                         found.append([["move", 1, *dice, move], ["win", 1, points]])
     ended = []
     for tail in found:
-        after = _copied(state)
+        after = copied_state(state)
         try:
             for action in tail:
                 apply_action(after, action)
@@ -324,10 +325,11 @@ def match_endings(journal: MatchJournal) -> list[list[Action]]:
     return ended
 
 
-def _copied(state: Replayed) -> Replayed:
+def copied_state(state: Replayed) -> Replayed:
     """A copy that ``apply_action`` may change: the recorder's earlier games are shared, not copied."""
     recorder = copy.copy(state.recorder)
     recorder.games = list(recorder.games)
+    recorder.notes = list(recorder.notes)
     if recorder.games:
         last = recorder.games[-1]
         recorder.games[-1] = dataclasses.replace(last, slots=list(last.slots), board=last.board.copy())
@@ -336,7 +338,7 @@ def _copied(state: Replayed) -> Replayed:
 
 def _applied(state: Replayed, action: Action) -> Replayed | None:
     """A copy of ``state`` with ``action`` played (None if it does not fit)."""
-    fresh = _copied(state)
+    fresh = copied_state(state)
     try:
         apply_action(fresh, action)
     except Exception:  # an action that does not fit is no candidate

@@ -16,13 +16,23 @@ Actions are JSON lists, player 0 being us (the left column of the ``.mat``):
 * ``["rolling", 0]``: we asked the server to roll (journaled before the command: while
   it is the last action, a roll of ours the bot never saw may have been made);
 * ``["move", player, d1, d2, [[from, to], ...]]``: a roll and its move (``[]``: a dance);
+* ``["roll_guessed", player, d1, d2, [[d1, d2], ...]]``: the roll of the move before was never
+  seen, and every roll listed gives the same position (a dance, or one board two rolls reach):
+  the move holds the first that fits, ``d1 d2``, and the ``.mat`` says so in a comment;
 * ``["double", player]``, ``["take", player]``, ``["drop", player]``;
 * ``["win", player, points]``, ``["resign", player, points]`` (``player`` resigned);
 * ``["leave_out", reason]``: the game in progress cannot be followed and is left
-  out of the ``.mat`` (the reason is logged and kept here);
+  out of the ``.mat`` (the reason is logged, kept here and named in the file's header);
 * ``["unseen", score0, score1, reason]``: a game at that score was played that the
   ``.mat`` cannot hold (its beginning was never seen); kept so that an audit can
-  tell a game the bot knew it missed from one it lost.
+  tell a game the bot knew it missed from one it lost;
+* ``["end", score0, score1]``: the match is over at the server's final score, which
+  stands even where games left out keep the recorded ones from adding up to it.
+
+The ``.mat`` numbers its games 1, 2, ... in order (gnubg reads nothing else), so a
+game left out gives its number to the next one; the queue rows of a game left out
+lose their place first (``TrainingQueue.unplace``), so that a row naming a game and
+line never comes to name another game.
 
 ``replay`` rebuilds the recorder and the pending rolls from any list of actions,
 which is how a resumed match is checked against the server (``records.resync``).
@@ -103,15 +113,35 @@ def apply_action(state: Replayed, action: Action) -> None:
         player, points = args
         getattr(rec, kind)(player, points)
         state.awaited = None
+    elif kind == "roll_guessed":
+        player, d1, d2, fitting = args
+        _note_guessed_roll(rec, player, (d1, d2), fitting)
     elif kind == "leave_out":
-        rec.leave_out_game()
+        rec.leave_out_game(*args)
         state.dice.clear()
         state.awaited = None
     elif kind == "unseen":
-        if rec.game_in_progress:
-            raise MatRecordError("a game in progress cannot be unseen")
+        score0, score1, reason = args
+        rec.skip_unseen_game((score0, score1), reason)
+    elif kind == "end":
+        score0, score1 = args
+        rec.end_match((score0, score1))
+        state.awaited = None
     else:
         raise MatRecordError(f"unknown journal action {kind!r}")
+
+
+def _note_guessed_roll(rec: MatchRecorder, player: int, dice: tuple[int, int], fitting: list) -> None:
+    game = rec.current_game
+    if game is None or not game.slots:
+        raise MatRecordError("a guessed roll follows its move")
+    last = game.slots[-1]
+    if not last.startswith(f"{dice[0]}{dice[1]}:") or (len(game.slots) - 1) % 2 != player:
+        raise MatRecordError(f"the last entry {last!r} is not player {player}'s move with {dice[0]}{dice[1]}")
+    what = "a dance" if last.endswith(":") else "the same board"
+    rolls = " ".join(f"{max(roll)}{min(roll)}" for roll in fitting)
+    rec.note(f"Game {game.number} move {rec.last_move_number}: {rec.players[player]}'s roll was never seen; "
+             f"every roll of {rolls} gives {what}, and {dice[0]}{dice[1]} is recorded")
 
 
 def replay(header: dict, mat_path: Path, actions: list[Action]) -> Replayed:

@@ -24,6 +24,8 @@ because gnubg's reader (``import.c``) finds the right column by the second
 * moves are written one die per step, points in the mover's own numbering,
   25 = bar and 0 = off, with ``*`` on hits (the recorder follows the checkers to
   know them); a dance is the roll alone (``43:``).
+
+Which game is the Crawford game, and what the header says of it: ``records.crawford``.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from fibsbot.records.atomic import write_atomically
+from fibsbot.records.crawford import RULE_BREACH_HEADER, CrawfordReckoning
 
 LEFT_WIDTH = 27  # gnubg's "%3d) %-27s "
 RIGHT_COLUMN = 33  # where right entries start ("  1) " + 27 + " ")
@@ -75,8 +78,17 @@ class _Game:
     points: int = 0
     match_won: bool = False
 
+    @property
+    def end_score(self) -> tuple[int, int] | None:
+        """The score after this game (None while it goes on)."""
+        if self.winner is None:
+            return None
+        score = list(self.score)
+        score[self.winner] += self.points
+        return score[0], score[1]
 
-class MatchRecorder:
+
+class MatchRecorder(CrawfordReckoning):
     """Incremental ``.mat`` writer for one match (``match_length`` 0: unlimited session)."""
 
     def __init__(
@@ -104,8 +116,10 @@ class MatchRecorder:
         self.crawford_rule = crawford and match_length > 0
         self.autosave = autosave  # write the file at the end of each game (off: the caller writes)
         self.games: list[_Game] = []
+        self.notes: list[str] = []  # header comments: what the file leaves out or could not see
         self._score = (0, 0)
-        self._crawford_played = False
+        self._crawford_at: dict[tuple[int, int], bool] = {}  # every game begun (unseen too), by its score
+        self._last_start: tuple[int, int] | None = None
 
     # ------------------------------------------------------------------ feeding
 
@@ -128,11 +142,34 @@ class MatchRecorder:
         game = self.current_game
         return (len(game.slots) + 1) // 2 if game is not None and game.slots else None
 
-    def leave_out_game(self) -> None:
-        """Forget the game in progress: it cannot be recorded faithfully (the file omits it)."""
+    def leave_out_game(self, reason: str | None = None) -> None:
+        """Forget the game in progress: it cannot be recorded faithfully (the file omits it, and says so)."""
         if not self.game_in_progress:
             raise MatRecordError("no game in progress to leave out")
-        self.games.pop()
+        game = self.games.pop()
+        self.note(f"A game at {game.score[0]}-{game.score[1]} is left out"
+                  + (f": {reason}" if reason else ""))
+
+    def skip_unseen_game(self, score: tuple[int, int], reason: str) -> None:
+        """A game at ``score`` was played that the file cannot hold: a comment says so."""
+        if self.game_in_progress:
+            raise MatRecordError("a game in progress cannot be unseen")
+        self._crawford_verdict((int(score[0]), int(score[1])), server_says=None)
+        self.note(f"A game at {score[0]}-{score[1]} is left out: {reason}")
+
+    def end_match(self, score: tuple[int, int]) -> None:
+        """The server's final score: it stands even where the games recorded add up to less."""
+        if self.game_in_progress:
+            raise MatRecordError(f"game {self.games[-1].number} has not ended")
+        final = (int(score[0]), int(score[1]))
+        if final != self._score:
+            self.note(f"The match ended {final[0]}-{final[1]} (the server's score); "
+                      f"the games recorded here end at {self._score[0]}-{self._score[1]}")
+        self._score = final
+
+    def note(self, text: str) -> None:
+        """A comment for the file's header (gnubg shows it as the match's comment)."""
+        self.notes.append(" ".join(text.split()))
 
     def start_game(self, score: tuple[int, int] | None = None, crawford: bool | None = None) -> None:
         """Begin the next game; ``score`` (the server's) overrides the running score and
@@ -145,14 +182,9 @@ class MatchRecorder:
             if len(score) != 2 or min(score) < 0:
                 raise MatRecordError(f"score {score!r} must be two non-negative numbers")
             self._score = (int(score[0]), int(score[1]))
-        if crawford is None:
-            crawford = (
-                self.crawford_rule
-                and not self._crawford_played
-                and self.match_length - 1 in self._score
-            )
-        crawford = bool(crawford) and self.match_length > 0
-        self._crawford_played |= crawford
+        crawford = self._crawford_verdict(self._score, server_says=crawford)
+        # gnubg reads a match only when its games are numbered 1, 2, ... in order, so a
+        # game left out gives its number to the next one (its queue rows lose their place)
         self.games.append(_Game(number=len(self.games) + 1, score=self._score, crawford=crawford))
 
     def roll_and_move(self, player: int, dice: tuple[int, int], steps: tuple[Step, ...] | list[Step]) -> None:
@@ -173,13 +205,14 @@ class MatchRecorder:
         game = self._playing(player)
         if game.offered is not None:
             raise MatRecordError("a double already awaits an answer")
-        if game.crawford:
-            raise MatRecordError("nobody may double in the Crawford game")
         if game.cube_owner not in (None, player):
             raise MatRecordError(f"player {player} doubled a cube owned by the opponent")
         offered = 2 * game.cube if cube is None else int(cube)
         if offered != 2 * game.cube:
             raise MatRecordError(f"a double from cube {game.cube} offers {2 * game.cube}, not {offered}")
+        if game.crawford:  # the server let it through: kept, and said in the file
+            self.note(f'[{RULE_BREACH_HEADER} "Game {game.number}: {self.players[player]} doubled to '
+                      f'{offered} in the Crawford game, which the server allowed"]')
         game.offered = player
         self._place(game, player, f" Doubles => {offered}")
 
@@ -301,6 +334,8 @@ class MatchRecorder:
         lines.append(f'; [Player 2 "{self.players[1]}"]')
         lines.append(f'; [EventDate "{self.started:%Y.%m.%d}"]')
         lines.append(f'; [EventTime "{self.started:%H.%M}"]')
+        lines += self._crawford_header()
+        lines += [f"; {note}" for note in self.notes]  # gnubg reads comments only before the match line
         lines += ["", f" {self.match_length} point match", ""]
         for game in self.games:
             lines += self._game_lines(game)

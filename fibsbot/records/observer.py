@@ -10,8 +10,11 @@ which ``records.resync`` takes back; the opponent's come from the server's lines
 translated to their own numbering (their direction is the opposite of ours).
 
 A resumed match continues its journal and ``.mat`` once the first board shows
-where the server stands.  A game whose beginning we never saw, or that cannot be
-followed, is left out of the ``.mat`` with one log line.  A failure in here is
+where the server stands; a roll it never saw that changes no position (a dance, or
+two rolls to one board) is recorded as one roll that fits, with a log line.  A game
+whose beginning we never saw, or that cannot be followed, is left out of the ``.mat``
+with one log line, and the queue rows of its decisions lose their place in the file.
+The end of a match is journaled at the server's final score.  A failure in here is
 logged once, with its traceback, and never reaches the bot.
 """
 
@@ -60,6 +63,14 @@ class MatchRecords:
         self._live: Path | None = None  # the journal of the match begun or resumed in this session
 
     # --- compatibility and counters -----------------------------------------------------------
+
+    def crawford_game(self, opponent: str, length: int, score: tuple[int, int]) -> bool | None:
+        """For the match driver (``protocol.match.crawford.MatchRecord``): whether the game at
+        ``score`` of the match with ``opponent`` is its Crawford game, by our journal of it."""
+        journal = self.journal
+        if journal is None or journal.header["opponent"] != opponent or journal.recorder.match_length != length:
+            return None
+        return journal.recorder.crawford_game_at(score)
 
     @property
     def recorder(self) -> MatchRecorder | None:
@@ -137,6 +148,17 @@ class MatchRecords:
             number = journal.recorder.games[-1].number
             journal.record("leave_out", reason)
             self.events.warning("game_left_out", record=journal.mat_path.name, game=number, reason=reason)
+            self.decisions.unplace_left_out(journal)
+
+    def _rewritten(self, journal: MatchJournal, before: int, note: str) -> None:
+        """Log what a resync or conclusion added: rolls it could only guess, a game it left out."""
+        for action in journal.actions[before:]:
+            if action[0] == "roll_guessed":
+                self.events.warning("roll_guessed", record=journal.mat_path.name, player=action[1],
+                                    recorded=action[2:4], fitting=action[4])  # fmt: skip
+        if note == "left_out":
+            self.events.warning("game_left_out", record=journal.mat_path.name, reason=journal.actions[-1][1])
+            self.decisions.unplace_left_out(journal)
 
     def _start(self, event: MatchStart) -> None:
         for path in MatchJournal.unfinished(self.matches_dir, self.user, event.opponent):
@@ -184,16 +206,17 @@ class MatchRecords:
             journal.finish(REPLACED)  # a new match took its place: the record stays as it was
             self.events.info("record_replaced", journal=journal.path.name)
             return
+        before = len(journal.actions)
         if actions != journal.actions:
             journal.rewrite(actions)
         journal.finish(FINISHED if journal.recorder.is_over else REPLACED)
         if self.journal is journal:
             self.journal = None
         self.events.info("record_concluded", record=journal.mat_path.name, state=note, status=journal.status)
-        if note == "left_out":
-            self.events.warning("game_left_out", record=journal.mat_path.name, reason=actions[-1][1])
+        self._rewritten(journal, before, note)
 
     def _open(self, journal: MatchJournal) -> None:
+        self.decisions.unplace_left_out(journal)  # a kill may have come between a leave-out and the queue
         self.journal = journal
         self._live = journal.path
         self._new_game = False
@@ -209,12 +232,12 @@ class MatchRecords:
         if self._resync:
             self._resync = False
             actions, note = reconcile(journal, board)
+            kept = _common(journal.actions, actions)  # our unsent action may have been taken back
             if actions != journal.actions:
                 journal.rewrite(actions)
             self.events.info("record_resumed", record=journal.mat_path.name, games=len(journal.recorder.games),
                              actions=len(actions), state=note)  # fmt: skip
-            if note == "left_out":
-                self.events.warning("game_left_out", record=journal.mat_path.name, reason=actions[-1][1])
+            self._rewritten(journal, kept, note)
         if journal.game_in_progress or board.turn == 0 or journal.recorder.is_over:
             return
         if self._new_game:
@@ -325,15 +348,23 @@ class MatchRecords:
         if journal is None:
             return
         self.leave_out("the match ended before this game was recorded")
+        score = journal.recorder.score
+        if event is not None:  # the server's score stands, whatever games the record left out
+            score = tuple(event.scores) if event.we_won else tuple(reversed(event.scores))
+        self.guarded("match end", journal.record, "end", *score)
         journal.finish()
         self.journal = None
         self.finished.append(journal.mat_path)
-        score = journal.recorder.score
         we_won = event.we_won if event is not None else score[0] > score[1]
         scores = list(event.scores) if event is not None else sorted(score, reverse=True)
         winner = self.user if we_won else journal.header["opponent"]
         self.events.info("match_end", winner=winner, we_won=we_won, scores=scores,
                          announced=event is not None, record=journal.mat_path.name)  # fmt: skip
+
+
+def _common(a: list, b: list) -> int:
+    """The length of the common beginning of two action lists."""
+    return next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
 
 
 _HANDLERS = {

@@ -160,6 +160,19 @@ class TrainingQueue:
             ).rowcount
         return changed
 
+    def unplace(self, match_ref: str, kept_games: list[int] | tuple[int, ...]) -> int:
+        """Clear the game and line of ``match_ref``'s rows naming a game not in ``kept_games``
+        (a game the match file left out); returns how many changed."""
+        numbers = [int(number) for number in kept_games]
+        kept = f" AND game_number NOT IN ({', '.join('?' for _ in numbers)})" if numbers else ""
+        with self._transaction():
+            changed = self._db.execute(
+                "UPDATE disagreements SET game_number = NULL, move_number = NULL "
+                f"WHERE match_ref = ? AND game_number IS NOT NULL{kept}",
+                (match_ref, *numbers),
+            ).rowcount
+        return changed
+
     # ------------------------------------------------------------------ reading
 
     def count(self, *, labelled: bool | None = None) -> int:

@@ -16,13 +16,15 @@ off by what was in flight at the moment of the interruption:
   turn back and the opponent may move twice: searched only when one move fits nothing.
 
 A candidate is accepted when replaying it gives the server's position, cube,
-score, pending double and the player the server waits for.  When two histories
-fit (a roll the bot never saw: a dance, or two rolls leading to the same board),
-the game cannot be reconstructed; when none fits, it cannot be followed (or, while
-the server rolls for us, more turns passed than the search follows, each after a
-dance of ours whose roll was never shown).  Either way the game in progress is left
-out of the ``.mat`` (``leave_out``, with the reason) rather than written wrongly; the
-games after it are recorded from their start.
+score, pending double and the player the server waits for.  Histories that differ
+only in a roll the bot never saw (a dance, or two rolls leading to the same board)
+tell the same course of play: the game is kept with one roll that fits, and says so
+(``records.unseen_rolls``).  When histories with different positions fit, the game
+cannot be reconstructed; when none fits, it cannot be followed (or, while the server
+rolls for us, more turns passed than the search follows, each after a dance of ours
+whose roll was never shown).  Either way the game in progress is left out of the
+``.mat`` (``leave_out``, with the reason) rather than written wrongly; the games after
+it are recorded from their start.
 
 ``conclude`` completes the journal of a match the server no longer lists after a
 login: it ended while we were away (``inference.match_endings``).
@@ -33,6 +35,7 @@ from __future__ import annotations
 from fibsbot.protocol.board import FibsBoard
 from fibsbot.records.inference import Inference, awaited, match_endings, server_rolls_for_us
 from fibsbot.records.journal import Action, MatchJournal
+from fibsbot.records.unseen_rolls import course, with_guessed_rolls
 
 # the reasons a game cannot be reconstructed: the information never reached the bot
 AMBIGUOUS = "more than one history fits"
@@ -44,20 +47,21 @@ UNRECOVERABLE = (AMBIGUOUS, UNSEEN_START, UNSEEN_DANCES)
 def reconcile(journal: MatchJournal, board: FibsBoard) -> tuple[list[Action], str]:
     """The actions that agree with ``board``, and a word on what changed.
 
-    Ambiguity counts as failure: if two different candidates fit, the game in
-    progress is left out rather than guessed.
+    Ambiguity counts as failure: if candidates with different positions fit, the game
+    in progress is left out rather than guessed.  A roll that was never seen, where
+    every roll that fits gives the same position, is recorded with a ``roll_guessed``.
     """
     actions = journal.actions
     if board.turn == 0 and not journal.game_in_progress:
         return actions, "in_step"
     inference = Inference(journal, board)
-    fitting = _fitting(inference, moves=1)
+    fitting = _fitting(journal, inference, moves=1)
     unattended = server_rolls_for_us(journal.state)
     if not fitting and unattended:  # a second move of the opponent, after a dance of ours
-        fitting = _fitting(inference, moves=2)
-    distinct = {_signature(candidate) for candidate in fitting}
+        fitting = _fitting(journal, inference, moves=2)
+    distinct = {course(journal, candidate) for candidate in fitting}
     if len(distinct) == 1:
-        chosen = fitting[0]
+        chosen = with_guessed_rolls(journal, fitting[0])
         note = "in_step" if chosen == actions else "inferred"
         return _with_pending_roll(chosen, board, inference), note
     if fitting:
@@ -69,20 +73,17 @@ def reconcile(journal: MatchJournal, board: FibsBoard) -> tuple[list[Action], st
     return actions, "unseen_game"
 
 
-def _fitting(inference: Inference, moves: int) -> list[list[Action]]:
-    """The distinct histories that fit, stopping at the second (one more changes nothing)."""
+def _fitting(journal: MatchJournal, inference: Inference, moves: int) -> list[list[Action]]:
+    """The distinct histories that fit, stopping at the second course of play (one more changes nothing)."""
     fitting: list[list[Action]] = []
+    courses: set[tuple] = set()
     for candidate in inference.chains(moves):
         if inference.fits(candidate) and candidate not in fitting:
             fitting.append(candidate)
-            if len({_signature(c) for c in fitting}) > 1:
+            courses.add(course(journal, candidate))
+            if len(courses) > 1:
                 break  # ambiguous already: no need to find every history
     return fitting
-
-
-def _signature(actions: list[Action]) -> tuple:
-    """Candidates that differ only in how a move is spelled are the same history."""
-    return tuple((a[0], *a[1:4]) if a[0] == "move" else tuple(map(str, a)) for a in actions)
 
 
 def _with_pending_roll(actions: list[Action], board: FibsBoard, inference: Inference) -> list[Action]:
@@ -108,8 +109,8 @@ def conclude(journal: MatchJournal) -> tuple[list[Action], str]:
     if journal.recorder.is_over or not journal.game_in_progress:
         return actions, "in_step"
     endings = match_endings(journal)
-    distinct = {_signature(candidate) for candidate in endings}
+    distinct = {course(journal, candidate) for candidate in endings}
     if len(distinct) == 1:
-        return endings[0], "ended"
+        return with_guessed_rolls(journal, endings[0]), "ended"
     reason = AMBIGUOUS if endings else "no end of the match fits the journal"
     return actions + [["leave_out", reason]], "left_out"

@@ -40,6 +40,9 @@ class ServerConfig(BaseModel):
     # who leaves within them takes the match-end line with them, as seen on a real
     # server when the winner logged out at once (0: both in the same breath)
     match_end_delay: float = Field(default=0.0, ge=0)
+    # a saved match reloaded at or inside its Crawford game forgets it: its board says
+    # post-Crawford at the same score and doubles are accepted, as seen on a real server
+    crawford_lost_on_reload: bool = False
 
     @field_validator("new_account_toggles")
     @classmethod

@@ -135,7 +135,11 @@ class ServerMatch(Offers):
         ]
         return lines + self._new_game()
 
-    def resume(self, joiner: int) -> list[Line]:
+    def resume(self, joiner: int, *, lose_crawford: bool = False) -> list[Line]:
+        """The saved match goes on; ``lose_crawford``: as a faulty server, forget that it is at
+        or in its Crawford game (the board shows post-Crawford, and a double is accepted)."""
+        if lose_crawford and self.crawford_game:
+            self.crawford_game, self.post_crawford = False, True
         inviter = 1 - joiner
         lines: list[Line] = [
             (joiner, msg.resumed_by_you(self.names[inviter])),

@@ -110,7 +110,8 @@ class PlayCommands(ServerState):
             saved = self.saved.pop(pair(me, inviter), None)
             if saved is None:
                 return self._send(session.id, msg.error(f"There's no saved match with {inviter}."))
-            match, lines = saved, saved.resume(joiner=saved.seat_of(me))
+            lines = saved.resume(joiner=saved.seat_of(me), lose_crawford=self.config.crawford_lost_on_reload)
+            match = saved
         else:
             self.saved.pop(pair(me, inviter), None)  # a new match replaces a saved one
             match = ServerMatch((inviter, me), invite.length, self.dice, self._toggle)

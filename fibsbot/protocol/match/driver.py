@@ -10,7 +10,9 @@ never by prompts or by our own idea of whose turn it is:
 * our turn, no dice, we may not double (Crawford game, the opponent owns the cube)
   -> the server usually rolls for us: ``roll`` only if it has not after a short
   ``Wait`` (or at once if it prompts ``Please roll or double``);
-* the opponent doubled (``was_doubled``, or the ``doubles`` message) -> take decision;
+* the opponent doubled (``was_doubled``, or the ``doubles`` message) -> take decision
+  (in the Crawford game too, logged, if the server lets it through: the Crawford game
+  comes from our own record of the match, ``protocol.match.crawford``, not the board);
 * the opponent offers to resign -> accept/reject decision;
 * between games -> ``join``; match end (the match-end line, or a score that
   reaches the match length: the line may never come) -> idle; saved matches are
@@ -41,6 +43,7 @@ from fibsbot.protocol.events import (
     PleaseRollOrDouble, ResignAccepted, ResignOffered, ResignRejected, ServerError,
     YouRoll, YourTurnToMove,
 )  # fmt: skip
+from fibsbot.protocol.match.crawford import CrawfordBook, MatchRecord
 from fibsbot.protocol.match.ending import MatchEnding, TimerInfo
 from fibsbot.protocol.match.lobby import LobbyHandlers
 from fibsbot.protocol.match.outputs import DecisionRequest, MatchSnapshot, Output, Send, Timer, Wait
@@ -57,7 +60,8 @@ class MatchDriver(LobbyHandlers, MatchEnding):
 
     def __init__(self, *, roll_delay: float = 2.0, board_delay: float = 5.0,
                  max_retries: int = 3, max_board_requests: int = 3,
-                 inactivity_timeout: float | None = 600.0) -> None:  # fmt: skip
+                 inactivity_timeout: float | None = 600.0,
+                 match_record: MatchRecord | None = None) -> None:  # fmt: skip
         self.roll_delay = roll_delay
         self.board_delay = board_delay
         self.max_retries = max_retries
@@ -65,6 +69,7 @@ class MatchDriver(LobbyHandlers, MatchEnding):
         self.inactivity_timeout = inactivity_timeout
         self.matches_finished = 0
         self.saved = SavedMatches()
+        self.crawford = CrawfordBook(match_record)  # ``match_record``: the journal, for a resumed match
         self.refused: set[str] = set()  # commands the server does not know
         self._activity = 0
         self._checker = MoveChecker()
@@ -160,6 +165,7 @@ class MatchDriver(LobbyHandlers, MatchEnding):
         self._reset_game()
 
     def _reset_game(self) -> None:
+        self._crawford_game = False  # the game in progress, as our record and the board tell it
         self._double_offered = False
         self._resign_points: int | None = None
         self._pending: DecisionRequest | None = None
@@ -215,7 +221,7 @@ class MatchDriver(LobbyHandlers, MatchEnding):
         if b.we_must_move:
             return ("move", cells, b.our_dice, b.cube, score), "move"
         if b.we_must_roll_or_double:
-            kind = "double" if may_double(b) else "roll"
+            kind = "double" if may_double(b, self._crawford_game) else "roll"
             return (kind, cells, b.cube, score), kind
         return None, None
 
@@ -240,7 +246,10 @@ class MatchDriver(LobbyHandlers, MatchEnding):
         if kind == "move" and not self._checker.has_move(our_board(board), *board.player_dice):
             self._answered = key  # the server passes the turn by itself
             return []
-        request = make_request(kind, board, self._next_serial(), self._resign_points)
+        if kind == "take" and self._crawford_game:
+            log.warning("double_in_crawford_game", opponent=self._opponent, cube=board.cube,
+                        score=[board.player_score, board.opponent_score])
+        request = make_request(kind, board, self._next_serial(), self._resign_points, self._crawford_game)
         self._pending, self._pending_key = request, key
         return [request]
 
@@ -267,6 +276,7 @@ class MatchDriver(LobbyHandlers, MatchEnding):
             self._length = None if b.is_unlimited else b.match_length
             if b.turn != 0:
                 self._score = (b.player_score, b.opponent_score)
+                self._crawford_game = self.crawford.for_board(self._opponent or b.opponent, b)
         if b.turn != b.colour:  # the server waits for the opponent (or nobody)
             self._turn_passed()
         if b.our_dice is not None:
@@ -285,6 +295,7 @@ class MatchDriver(LobbyHandlers, MatchEnding):
     def _on_match_start(self, event: MatchStart) -> list[Output]:
         self._reset_match(in_match=True, opponent=event.opponent, length=event.length)
         self.saved.forget(event.opponent)  # a new match replaces a saved one
+        self.crawford.forget(event.opponent)
         return [*self._arm_inactivity(), *self._expect_board()]
 
     def _on_match_resumed(self, event: MatchResumed) -> list[Output]:
@@ -314,6 +325,8 @@ class MatchDriver(LobbyHandlers, MatchEnding):
         key, kind = self._situation()
         if kind == "roll" and key != self._answered:
             return list(self._roll(key))  # the server asks: it will not roll for us
+        if kind == "roll":
+            return []  # rolled already: the roll timer came first
         if kind == "double":
             return self._drive()
         self._roll_prompted = True

@@ -17,6 +17,7 @@ from typing import Any
 import structlog
 
 from fibsbot.protocol.events import DoubleRejected, GameEnd, GameSaved, MatchEnd, ResignAccepted
+from fibsbot.protocol.match.crawford import CrawfordBook
 from fibsbot.protocol.match.outputs import Output, Timer, Wait
 from fibsbot.protocol.match.saved import SavedMatches
 
@@ -35,6 +36,7 @@ class MatchEnding:
     matches_finished: int
     inactivity_timeout: float | None
     saved: SavedMatches
+    crawford: CrawfordBook
     _activity: int
     _in_match: bool
     _opponent: str | None
@@ -61,6 +63,7 @@ class MatchEnding:
 
     def _finish_match(self) -> None:
         self.matches_finished += 1
+        self.crawford.forget(self._opponent)
         self._reset_match(in_match=False, opponent=None, length=None)
 
     def _leave_match(self, reason: str) -> None:

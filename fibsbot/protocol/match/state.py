@@ -33,9 +33,11 @@ def our_board(fibs: FibsBoard) -> np.ndarray:
     return np.array(fibs.position_from_our_view().board, dtype=np.int8)
 
 
-def may_double(fibs: FibsBoard) -> bool:
-    """Whether we may double now; FIBS sets both flags in the Crawford game, so check it."""
-    return fibs.player_may_double and not fibs.is_crawford_game
+def may_double(fibs: FibsBoard, crawford: bool | None = None) -> bool:
+    """Whether we may double now; FIBS sets both flags in the Crawford game, so check it.
+    ``crawford``: whether our record makes this the Crawford game (None: the board decides)."""
+    in_crawford_game = fibs.is_crawford_game if crawford is None else crawford
+    return fibs.player_may_double and not in_crawford_game
 
 
 def cube_owner(fibs: FibsBoard, *, doubled: bool = False) -> int:
@@ -55,15 +57,19 @@ def cube_owner(fibs: FibsBoard, *, doubled: bool = False) -> int:
     return CENTRED
 
 
-def match_state(fibs: FibsBoard, *, on_roll: int = US, doubled: bool = False,
-                resigned: int = 0, dice: tuple[int, int] = (0, 0)) -> MatchState:  # fmt: skip
-    """The match state with us as player 0; ``to_decide`` is always us."""
+def match_state(fibs: FibsBoard, *, on_roll: int = US, doubled: bool = False, resigned: int = 0,
+                dice: tuple[int, int] = (0, 0), crawford: bool | None = None) -> MatchState:  # fmt: skip
+    """The match state with us as player 0; ``to_decide`` is always us.  ``crawford``: whether
+    our record makes this the Crawford game (None: the board decides); a cube that a server
+    let be turned in it cannot be shown to the engine, which then sees a game after it."""
     length = 0 if fibs.is_unlimited else fibs.match_length
     score = (min(fibs.player_score, _SCORE_CAP), min(fibs.opponent_score, _SCORE_CAP))
+    in_crawford_game = fibs.is_crawford_game if crawford is None else crawford
     values: dict[str, Any] = dict(
         cube=fibs.cube, cube_owner=cube_owner(fibs, doubled=doubled), on_roll=on_roll,
-        crawford=fibs.is_crawford_game and fibs.cube == 1, to_decide=US, doubled=doubled,
+        crawford=in_crawford_game and fibs.cube == 1, to_decide=US, doubled=doubled,
         resigned=Resignation(resigned), dice=dice, match_length=length, score=score,
+        jacoby=False,  # FIBS plays unlimited matches without the Jacoby rule
     )  # fmt: skip
     try:
         return MatchState(**values)
@@ -78,24 +84,25 @@ def match_state(fibs: FibsBoard, *, on_roll: int = US, doubled: bool = False,
         return MatchState(**values)
 
 
-def move_request_parts(fibs: FibsBoard) -> tuple[np.ndarray, MatchState]:
+def move_request_parts(fibs: FibsBoard, crawford: bool | None = None) -> tuple[np.ndarray, MatchState]:
     dice = fibs.our_dice or (0, 0)
-    return our_board(fibs), match_state(fibs, on_roll=US, dice=dice)
+    return our_board(fibs), match_state(fibs, on_roll=US, dice=dice, crawford=crawford)
 
 
-def double_request_parts(fibs: FibsBoard) -> tuple[np.ndarray, MatchState]:
-    return our_board(fibs), match_state(fibs, on_roll=US)
+def double_request_parts(fibs: FibsBoard, crawford: bool | None = None) -> tuple[np.ndarray, MatchState]:
+    return our_board(fibs), match_state(fibs, on_roll=US, crawford=crawford)
 
 
-def take_request_parts(fibs: FibsBoard) -> tuple[np.ndarray, MatchState]:
-    return our_board(fibs), match_state(fibs, on_roll=THEM, doubled=True)
+def take_request_parts(fibs: FibsBoard, crawford: bool | None = None) -> tuple[np.ndarray, MatchState]:
+    return our_board(fibs), match_state(fibs, on_roll=THEM, doubled=True, crawford=crawford)
 
 
-def resign_request_parts(fibs: FibsBoard, level: int) -> tuple[np.ndarray, MatchState, bool]:
+def resign_request_parts(fibs: FibsBoard, level: int,
+                         crawford: bool | None = None) -> tuple[np.ndarray, MatchState, bool]:  # fmt: skip
     on_roll_colour = fibs.colour_on_roll
     we_are_on_roll = on_roll_colour is None or on_roll_colour == fibs.colour
     dice = (fibs.our_dice if we_are_on_roll else fibs.their_dice) or (0, 0)
-    state = match_state(fibs, on_roll=US if we_are_on_roll else THEM, resigned=level, dice=dice)
+    state = match_state(fibs, on_roll=US if we_are_on_roll else THEM, resigned=level, dice=dice, crawford=crawford)
     return our_board(fibs), state, we_are_on_roll
 
 
@@ -104,21 +111,23 @@ def resign_level(points: int, cube: int) -> int:
     return max(1, min(3, points // max(cube, 1)))
 
 
-def make_request(kind: str, fibs: FibsBoard, serial: int, resign_points: int | None = None) -> DecisionRequest:
-    """The decision request of ``kind`` (move, double, take, resign) for a board line."""
+def make_request(kind: str, fibs: FibsBoard, serial: int, resign_points: int | None = None,
+                 crawford: bool | None = None) -> DecisionRequest:  # fmt: skip
+    """The decision request of ``kind`` (move, double, take, resign) for a board line;
+    ``crawford``: whether our record makes it the Crawford game (None: the board decides)."""
     if kind == "move":
-        board, state = move_request_parts(fibs)
+        board, state = move_request_parts(fibs, crawford)
         return MoveRequest(serial=serial, board=board, state=state, fibs=fibs, dice=fibs.player_dice)
     if kind == "double":
-        board, state = double_request_parts(fibs)
+        board, state = double_request_parts(fibs, crawford)
         return DoubleRequest(serial=serial, board=board, state=state, fibs=fibs)
     if kind == "take":
-        board, state = take_request_parts(fibs)
+        board, state = take_request_parts(fibs, crawford)
         return TakeRequest(serial=serial, board=board, state=state, fibs=fibs)
     if kind != "resign" or resign_points is None:
         raise ValueError(f"no request of kind {kind!r} (resign points {resign_points})")
     level = resign_level(resign_points, fibs.cube)
-    board, state, on_roll = resign_request_parts(fibs, level)
+    board, state, on_roll = resign_request_parts(fibs, level, crawford)
     return ResignRequest(serial=serial, board=board, state=state, fibs=fibs, level=level,
                          points=resign_points, we_are_on_roll=on_roll)  # fmt: skip
 
