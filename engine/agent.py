@@ -12,11 +12,15 @@ from typing import Callable
 
 import numpy as np
 
+from engine.cube import CubeDecision, cube_decision, cube_life, decide, invert_probabilities, may_double
+from engine.cubeful import CubefulTree, move_equities
+from engine.eval_sets import _won as won_probabilities
 from engine.evaluator import Evaluator
 from engine.ids import MatchState
 from engine.moves import MAX_RESULTS, MoveBuffers, generate_moves, steps_to_move
 from engine.search import cache_stats, clear_cache, evaluate_at, make_context, rank_candidates, search_choose
 from engine.static import WON, evaluate_static, probabilities_interpreted, rank_interpreted, rank_static
+from engine.table import Budget, cube_equities_for, rerank
 
 DEFAULT_FILTERS = (12, 0.24, 6, 0.12)  # 1-ply: 12 within 0.24; 2-ply: 6 within 0.12
 MONEY_WEIGHTS = (1.0, 1.0, 1.0, 1.0)
@@ -54,7 +58,8 @@ class CubeChoice:
     double: bool = False
     take: bool = True
     equities: dict = field(default_factory=dict)
-    probs: tuple[float, ...] = ()
+    probs: tuple[float, ...] = ()  # the side on roll's 0-ply probabilities
+    ply: int = 0  # the depth of the cubeful equities
 
 
 class Agent:
@@ -68,11 +73,14 @@ class Agent:
     """
 
     def __init__(self, evaluator: Evaluator, ply: int = 0, filters=DEFAULT_FILTERS, name: str | None = None,
-                 prune: bool = True, search_ready: bool | Callable[[], bool] = True):
+                 prune: bool = True, search_ready: bool | Callable[[], bool] = True, think: float = 0.0):
         if ply not in (0, 1, 2):
             raise ValueError(f"ply must be 0, 1 or 2, got {ply}")
+        if think < 0:
+            raise ValueError(f"think must be 0 or more seconds, got {think}")
         self.evaluator = evaluator
         self.ply = ply
+        self.think = think  # seconds a decision may use for a deeper look (the table level)
         self.search_ready = search_ready
         self.name = name or f"net:{evaluator.name}@{ply}"
         self.filters = np.array(filters, dtype=np.float64)
@@ -84,15 +92,30 @@ class Agent:
         self._probs = np.zeros((MAX_RESULTS, 5), np.float32)
         self._plies = np.zeros(MAX_RESULTS, np.int64)
         self._ply_array = np.array([ply], np.int64)
+        self._tree: CubefulTree | None = None
+
+    @property
+    def tree(self) -> CubefulTree:
+        """The cubeful lookahead over this agent's context (built on first use)."""
+        if self._tree is None:
+            self._tree = CubefulTree(self.ctx)
+        return self._tree
 
     # --- duels -------------------------------------------------------------------
 
     @property
-    def kernel(self) -> tuple:
+    def kernel(self) -> tuple | None:
+        """The duel kernel of a plain search; None at the table level, whose deeper
+        look runs in Python (``choose`` then plays it)."""
+        if self.think > 0:
+            return None
         return (search_choose, (self.ctx, self._ply_array, self.filters, np.array(MONEY_WEIGHTS),
                                 self._buf2.args(), self._buf1.args(), self._equities, self._probs, self._plies))
 
     def choose(self, board, d1, d2, candidates) -> int:
+        if self.kernel is None:
+            after = self.choose_move(board, d1, d2).board
+            return next(i for i, candidate in enumerate(candidates) if np.array_equal(candidate, after))
         fn, params = self.kernel
         return int(fn(params, board, len(candidates), np.ascontiguousarray(candidates)))
 
@@ -166,15 +189,22 @@ class Agent:
     # --- decisions -------------------------------------------------------------------
 
     def choose_move(self, board, d1: int, d2: int, state: MatchState | None = None) -> MoveChoice:
-        """The move to play; ``MoveChoice.ply`` is the depth that decided it."""
+        """The move to play; ``MoveChoice.ply`` is the depth that decided it.  With a
+        ``state`` (us, player 0, on roll) the moves are ranked by cubeful equity at
+        the score and cube (``engine.table``), else by cubeless money equity."""
+        budget = Budget.starting(self.think)
         weights = gammon_weights(state)
         if self.depth == 0:
             board = np.ascontiguousarray(board, dtype=np.int8)
             ranked = self._ranked_static(generate_moves(board, d1, d2, *self._root.args()), weights)
+            if state is not None and self.searching():
+                ranked = rerank(self.tree, ranked, replace(state, on_roll=0), None)
             best = ranked[0]
             return MoveChoice(best.steps, best.board, best.equity, best.probs, 0, best.steps, best.equity,
                               tuple(ranked))
         ranked = self.rank_moves(board, d1, d2, weights=weights)
+        if state is not None or self.think > 0:
+            ranked = rerank(self.tree, ranked, state and replace(state, on_roll=0), budget)
         best = ranked[0]
         # the root buffers still hold this roll's results: the static choice among them
         i = rank_candidates(self.ctx, self._root.boards, len(ranked), 0, self.filters,
@@ -186,8 +216,6 @@ class Agent:
 
     def double_decision(self, board, state: MatchState) -> CubeChoice:
         """We (player 0, row 0) are on roll before rolling: double or roll?"""
-        from engine.cube import may_double
-
         state = replace(state, on_roll=0, to_decide=0)
         if not may_double(state):
             return CubeChoice("no double", double=False)
@@ -197,15 +225,35 @@ class Agent:
         """The opponent (player 1) doubled us: take or drop?"""
         return self._cube_choice(board[::-1], replace(state, on_roll=1, to_decide=1, doubled=False))
 
+    def cube_decision(self, board, state: MatchState) -> tuple[CubeDecision, np.ndarray, int]:
+        """The cube decision of ``state.on_roll``, whose checkers are row 0 of ``board``
+        (before any double): cubeful at the agent's depth, with its 0-ply
+        probabilities and the depth of the equities."""
+        board = np.ascontiguousarray(board, dtype=np.int8)
+        if not self.searching():
+            probs = self.probabilities(board)
+            return cube_decision(probs, state, cube_life=cube_life(board)), probs, 0
+        probs = self.probabilities(board, 0)
+        equities, depth = cube_equities_for(self.tree, board, probs, state, self.depth,
+                                            Budget.starting(self.think) if self.think else None)
+        return decide(equities, state, can_win_gammon=float(probs[1]) > 0.0, cube_life=cube_life(board)), probs, depth
+
+    def move_equity(self, after: np.ndarray, state: MatchState, ply: int) -> float:
+        """The mover's cubeful equity of one post-move board (mover, ``state.on_roll``,
+        in row 0), ``ply`` deep, as ``choose_move`` ranks moves at a score."""
+        after = np.ascontiguousarray(after, dtype=np.int8)
+        if after[0].sum() == 0:  # the mover has borne off: the game is over, its result exact
+            mover = np.zeros(5, np.float32)
+            won_probabilities(after, mover)
+        else:
+            mover = invert_probabilities(self.probabilities(np.ascontiguousarray(after[::-1]), 0))
+        return float(move_equities(self.tree, after[None], mover[None], state, ply)[0])
+
     def _cube_choice(self, board, state: MatchState) -> CubeChoice:
         """The cube decision of ``state.on_roll``, whose checkers are row 0 of ``board``."""
-        from engine.cube import cube_decision, cube_life
-
-        board = np.ascontiguousarray(board, dtype=np.int8)
-        probs = self.probabilities(board)
-        dec = cube_decision(probs, state, cube_life=cube_life(board))
+        dec, probs, depth = self.cube_decision(board, state)
         return CubeChoice(dec.action, double=dec.double, take=dec.take, equities=dict(dec.equities),
-                          probs=tuple(probs))
+                          probs=tuple(float(p) for p in probs), ply=depth)
 
     def resignation_offer(self, board, state: MatchState, we_are_on_roll: bool) -> int:
         from engine.resign import resignation_to_offer
@@ -219,15 +267,28 @@ class Agent:
 
         view, probs = self._our_probs(board, we_are_on_roll)
         return bool(accept_resignation(view, probs, replace(state, on_roll=0 if we_are_on_roll else 1),
-                                       offered_level, on_roll=we_are_on_roll))
+                                       offered_level, on_roll=we_are_on_roll,
+                                       play_on=self._play_on(board, state, we_are_on_roll)))
+
+    def _play_on(self, board, state: MatchState, we_are_on_roll: bool) -> float | None:
+        """Our cubeful equity of playing on at the agent's depth, after the proper cube
+        action of the side on roll (None until the search kernels are ready)."""
+        if not self.searching():
+            return None
+        board = np.ascontiguousarray(board, dtype=np.int8)
+        if we_are_on_roll:
+            choice = self._cube_choice(board, replace(state, on_roll=0, to_decide=0, doubled=False))
+        else:
+            choice = self._cube_choice(board[::-1], replace(state, on_roll=1, to_decide=1, doubled=False))
+        eq = choice.equities
+        best = min(eq["double_take"], eq["double_drop"]) if choice.double else eq["no_double"]
+        return best if we_are_on_roll else -best
 
     def _our_probs(self, board, we_are_on_roll: bool) -> tuple[np.ndarray, np.ndarray]:
         """Our board view and our probabilities, whoever is on roll."""
         board = np.ascontiguousarray(board, dtype=np.int8)
         if we_are_on_roll:
             return board, self.probabilities(board)
-        from engine.cube import invert_probabilities
-
         return board, invert_probabilities(self.probabilities(np.ascontiguousarray(board[::-1])))
 
 

@@ -25,24 +25,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engine.ids import CENTRED, MatchState
-from engine.met import (
-    ME,
-    THEM,
-    CubeView,
-    cubeless_mwc,
-    gammon_values,
-    live_cash_points,
-    mwc_to_equity,
-    outcome_ratios,
-    weighted_mwc,
-)
-from engine.position import has_contact
+from engine import janowski
+from engine.janowski import BEAROFF_CUBE_LIFE, CONTACT_CUBE_LIFE, RACE_CUBE_LIFE  # noqa: F401  (part of this face)
+from engine.met import ME, CubeView, mwc_to_equity
 
-CONTACT_CUBE_LIFE = 0.68
-RACE_CUBE_LIFE = 0.6
-BEAROFF_CUBE_LIFE = 0.6
-# gnubg: race cube life = pips of the side on roll * 0.00125 + 0.55, within 0.6..0.7
-RACE_LIFE_PER_PIP, RACE_LIFE_BASE, RACE_LIFE_MIN, RACE_LIFE_MAX = 0.00125, 0.55, 0.6, 0.7
 MAX_CUBE = 1 << 15  # the Match ID's cube field
 
 NO_DOUBLE = "no double"
@@ -50,9 +36,6 @@ DOUBLE_TAKE = "double, take"
 DOUBLE_DROP = "double, drop"
 TOO_GOOD = "too good"
 ACTIONS = (NO_DOUBLE, DOUBLE_TAKE, DOUBLE_DROP, TOO_GOOD)
-
-_EPSILON = 1e-7  # gnubg's guard against dividing by a (nearly) impossible outcome
-
 
 class CubeError(ValueError):
     """Probabilities or a match state a cube decision cannot be made from."""
@@ -99,13 +82,7 @@ def may_double(state: MatchState) -> bool:
 
 def cube_life(board: np.ndarray) -> float:
     """gnubg's cube efficiency for a board with the side on roll in row 0."""
-    board = np.asarray(board)
-    if not has_contact(board):
-        if board[:, 6:].sum() == 0:
-            return BEAROFF_CUBE_LIFE
-        pips = int(np.dot(board[0].astype(np.int64), np.arange(1, 26)))
-        return min(max(pips * RACE_LIFE_PER_PIP + RACE_LIFE_BASE, RACE_LIFE_MIN), RACE_LIFE_MAX)
-    return CONTACT_CUBE_LIFE
+    return float(janowski.cube_lives(board)[0])
 
 
 def _check_probs(probs) -> np.ndarray:
@@ -117,82 +94,22 @@ def _check_probs(probs) -> np.ndarray:
     return np.clip(p, 0.0, 1.0)
 
 
-# ---------------------------------------------------------------- money play
+# ---------------------------------------------------------------- one position
 
 
 def cubeless_money_equity(p: np.ndarray, view: CubeView) -> float:
     """gnubg's Utility for money: gammons count unless the Jacoby rule holds them."""
-    value = gammon_values(view)[0]
-    return 2.0 * p[0] - 1.0 + (p[1] - p[3]) * value + (p[2] - p[4]) * value
-
-
-def _money_live(win_value: float, loss_value: float, p: float, view: CubeView) -> float:
-    """Janowski's live-cube equity, piecewise linear in the winning chance ``p``."""
-    take = (loss_value - 0.5) / (win_value + loss_value + 0.5)
-    cash = (loss_value + 1.0) / (win_value + loss_value + 0.5)
-    if view.owner == CENTRED:
-        if p < take:
-            return -1.0 if view.jacoby else -loss_value + (loss_value - 1.0) * p / take
-        if p < cash:
-            return -1.0 + 2.0 * (p - take) / (cash - take)
-        return 1.0 if view.jacoby else 1.0 + (win_value - 1.0) * (p - cash) / (1.0 - cash)
-    if view.owner == ME:
-        if p < cash:
-            return -loss_value + (1.0 + loss_value) * p / cash
-        return 1.0 + (win_value - 1.0) * (p - cash) / (1.0 - cash)
-    if p < take:
-        return -loss_value + (loss_value - 1.0) * p / take
-    return -1.0 + (win_value + 1.0) * (p - take) / (1.0 - take)
+    return float(janowski.money_dead(np.asarray(p, np.float64).reshape(1, 5), view)[0])
 
 
 def money_cubeful_equity(p: np.ndarray, view: CubeView, x: float) -> float:
     """gnubg's Cl2CfMoney: cubeful equity per unit of ``view.cube``."""
-    dead = cubeless_money_equity(p, view)
-    if p[0] <= _EPSILON or p[0] >= 1.0 - _EPSILON:
-        return dead
-    win_value = 1.0 + (p[1] + p[2]) / p[0]
-    loss_value = 1.0 + (p[3] + p[4]) / (1.0 - p[0])
-    return dead * (1.0 - x) + _money_live(win_value, loss_value, p[0], view) * x
-
-
-# ---------------------------------------------------------------- match play
-
-
-def _cube_alive(view: CubeView) -> bool:
-    """gnubg's fDoCubeful: no cube leverage when the cube wins the match for both
-    sides, at 2-away/2-away, or in the Crawford game."""
-    me, them = view.away
-    return not ((me <= view.cube and them <= view.cube) or (me == 2 and them == 2) or view.crawford)
+    return float(janowski.money_cubeful(np.asarray(p, np.float64).reshape(1, 5), view, np.array([x]))[0])
 
 
 def match_cubeful_mwc(p: np.ndarray, view: CubeView, x: float) -> float:
     """gnubg's Cl2CfMatch: my cubeful match winning chance."""
-    dead = cubeless_mwc(p, view)
-    if not _cube_alive(view):
-        return dead
-    g_me, bg_me, g_them, bg_them = outcome_ratios(p)
-    cash_me, cash_them = live_cash_points(view, p)
-    win = p[0]
-    mwc_cash = view.mwc(ME, view.cube, winner=ME)
-    mwc_opp_cash = view.mwc(ME, view.cube, winner=THEM)
-    all_lost = weighted_mwc(view, ME, view.cube, winner=THEM, gammon=g_them, backgammon=bg_them)
-    all_won = weighted_mwc(view, ME, view.cube, winner=ME, gammon=g_me, backgammon=bg_me)
-    opp_too_good = 1.0 - cash_them  # below this they cash (or play on for more)
-    too_good = cash_me
-    if view.owner == ME:
-        if win <= too_good:
-            live = all_lost + (mwc_cash - all_lost) * win / too_good if too_good > 0 else all_lost
-        else:
-            live = mwc_cash + (all_won - mwc_cash) * (win - too_good) / (1.0 - too_good) if too_good < 1 else all_won
-    elif win <= opp_too_good:
-        live = all_lost + (mwc_opp_cash - all_lost) * win / opp_too_good if opp_too_good > 0 else all_lost
-    elif view.owner == THEM:
-        live = mwc_opp_cash + (all_won - mwc_opp_cash) * (win - opp_too_good) / (1.0 - opp_too_good)
-    elif win < too_good:
-        live = mwc_opp_cash + (mwc_cash - mwc_opp_cash) * (win - opp_too_good) / (too_good - opp_too_good)
-    else:
-        live = mwc_cash + (all_won - mwc_cash) * (win - too_good) / (1.0 - too_good) if too_good < 1 else all_won
-    return dead * (1.0 - x) + live * x
+    return float(janowski.match_cubeful(np.asarray(p, np.float64).reshape(1, 5), view, np.array([x]))[0])
 
 
 # ---------------------------------------------------------------- the decision
@@ -235,14 +152,23 @@ def cube_decision(probs, state: MatchState, *, race: bool = False, cube_life: fl
     x = cube_life if cube_life is not None else (RACE_CUBE_LIFE if race else CONTACT_CUBE_LIFE)
     if not 0.0 <= x <= 1.0:
         raise CubeError(f"cube life {x} must lie in 0..1")
-    equities = cubeful_equities(probs, state, cube_life=x)
+    return decide(cubeful_equities(probs, state, cube_life=x), state,
+                  can_win_gammon=float(_check_probs(probs)[1]) > 0.0, cube_life=x)
+
+
+def decide(equities: dict[str, float], state: MatchState, *, can_win_gammon: bool,
+           cube_life: float = CONTACT_CUBE_LIFE) -> CubeDecision:
+    """The action from the three equities of ``state.on_roll`` (``no_double``,
+    ``double_take``, ``double_drop``, normalised to the present cube), however deep
+    they were computed (``engine.cubeful`` gives them n plies deep)."""
+    x = cube_life
     nd, dt, dp = equities["no_double"], equities["double_take"], equities["double_drop"]
     take = dp > dt
     allowed = may_double(state)
     beaver = bool(state.is_money and state.beavers and -2.0 <= dt <= 0.0 and take)
     if not allowed:
         return CubeDecision(NO_DOUBLE, False, take, False, equities, beaver, x)
-    action = _choose(nd, dt, dp, float(_check_probs(probs)[1]) > 0.0)
+    action = _choose(nd, dt, dp, can_win_gammon)
     if action == DOUBLE_TAKE and beaver and 2.0 * dt < nd:
         action = NO_DOUBLE  # the beaver would cost more than waiting
     return CubeDecision(action, action in (DOUBLE_TAKE, DOUBLE_DROP), take, True, equities, beaver, x)

@@ -255,7 +255,12 @@ def _cube_prime(away_a: int, away_b: int, cube: int) -> int:
 def live_cash_points(view: CubeView, probs) -> tuple[float, float]:
     """gnubg's GetPoints: the winning chance at which each player's double (me, them)
     is a drop, redoubles included down from the level where the cube dies."""
-    rates = outcome_ratios(probs)
+    return live_cash_points_from_ratios(view, outcome_ratios(probs))
+
+
+def live_cash_points_from_ratios(view: CubeView, rates):
+    """``live_cash_points`` from the gammon and backgammon shares of ``outcome_ratios``
+    (floats, or numpy arrays of many positions at once)."""
     gammon = (rates[0], rates[2])
     backgammon = (rates[1], rates[3])
     i, j = view.away[0] - 1, view.away[1] - 1

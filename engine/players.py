@@ -106,17 +106,22 @@ class GnubgPlayerError(RuntimeError):
 
 
 class GnubgPlayer:
-    """GNU Backgammon's 0-ply (``gnubg0``), through the gnubg-nn package.
+    """GNU Backgammon's checker play at ``ply`` 0, 1 or 2 (``gnubg0``, ``gnubg1``,
+    ``gnubg2``: gnubg-nn's ``best_move(..., n=PLY)``, cubeless money), through the
+    gnubg-nn package.
 
     It gives the strength figures of our nets a reference measured on the same dice
     and by the same code, rather than a figure quoted from elsewhere.  gnubg-nn is
     optional: the player is built only when a duel names it.
     """
 
-    name = "gnubg0"
     kernel = None  # a Python call per decision: gnubg's nets do not run inside numba
 
-    def __init__(self) -> None:
+    def __init__(self, ply: int = 0) -> None:
+        if ply not in (0, 1, 2):
+            raise PlayerSpecError(f"gnubg{ply}: gnubg-nn plays at 0, 1 or 2 plies")
+        self.ply = ply
+        self.name = f"gnubg{ply}"
         try:
             import gnubg_nn
         except ImportError as exc:
@@ -127,7 +132,7 @@ class GnubgPlayer:
     def choose(self, board: np.ndarray, d1: int, d2: int, candidates: np.ndarray) -> int:
         # gnubg_nn boards have the player on roll in row 1; its key names the result
         # with the mover in row 0, like our candidates
-        _steps, key = self.gnubg.best_move(board[::-1].tolist(), d1, d2, b=1)
+        _steps, key = self.gnubg.best_move(board[::-1].tolist(), d1, d2, n=self.ply, b=1)
         for i, candidate in enumerate(candidates):
             if self.gnubg.key_of_board(candidate.tolist()) == key:
                 return i
@@ -147,7 +152,15 @@ def _pubeval_player(arg: str) -> PubevalPlayer:
 
 
 def _gnubg_player(arg: str) -> GnubgPlayer:
-    return GnubgPlayer()
+    return GnubgPlayer(0)
+
+
+def _gnubg1_player(arg: str) -> GnubgPlayer:
+    return GnubgPlayer(1)
+
+
+def _gnubg2_player(arg: str) -> GnubgPlayer:
+    return GnubgPlayer(2)
 
 
 # module-level functions only: a worker process receives them pickled by name
@@ -155,6 +168,8 @@ PLAYER_FACTORIES: dict[str, Callable[[str], Player]] = {
     "random": _random_player,
     "pubeval": _pubeval_player,
     "gnubg0": _gnubg_player,
+    "gnubg1": _gnubg1_player,
+    "gnubg2": _gnubg2_player,
 }
 
 

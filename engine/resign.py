@@ -157,8 +157,11 @@ def play_on_equity(board: np.ndarray, probs, state: MatchState, *, on_roll: bool
     return -theirs.best_equity
 
 
-def accept_resignation(board: np.ndarray, probs, state: MatchState, offered_level: int, *, on_roll: bool) -> bool:
-    """True when winning ``offered_level`` now is worth at least playing on."""
+def accept_resignation(board: np.ndarray, probs, state: MatchState, offered_level: int, *, on_roll: bool,
+                       play_on: float | None = None) -> bool:
+    """True when winning ``offered_level`` now is worth at least playing on: our
+    cubeful equity after the proper cube action, ``play_on`` where the caller looked
+    deeper (``engine.cubeful``), else Janowski's from ``probs``."""
     if offered_level not in (SINGLE, GAMMON, BACKGAMMON):
         raise ResignError(f"a resignation is 1 (single), 2 (gammon) or 3 (backgammon), got {offered_level!r}")
     board = np.asarray(board)
@@ -171,4 +174,6 @@ def accept_resignation(board: np.ndarray, probs, state: MatchState, offered_leve
         resign_value = float(offered_level)
     else:
         resign_value = mwc_to_equity(view.mwc(ME, offered_level * view.cube, winner=ME), view)
-    return resign_value >= play_on_equity(board, probs, state, on_roll=on_roll) - 1e-9
+    if play_on is None:
+        play_on = play_on_equity(board, probs, state, on_roll=on_roll)
+    return resign_value >= play_on - 1e-9

@@ -192,9 +192,11 @@ def _pruned(ctx, boards, n, flipped, keep, chosen):
 
 
 @njit(cache=True)
-def best_reply0(ctx, boards, n, flipped, best_probs):
+def best_reply0(ctx, boards, n, flipped, best_probs, weights=None):
     """Index of the 0-ply best of ``n`` post-move boards, its mover probabilities;
-    with a pruning net, only its favourite replies meet the full net."""
+    with a pruning net, only its favourite replies meet the full net.  ``weights``:
+    the mover's gammon values at a match score (``weighted_equity``); without them,
+    cubeless money equity (compiled apart, so the money search is unchanged)."""
     for i in range(n):
         if boards[i, 0].sum() == 0:
             _won(boards[i], best_probs)
@@ -212,7 +214,10 @@ def best_reply0(ctx, boards, n, flipped, best_probs):
         # the few chosen replies, mostly cached, one by one: an incremental path here
         # saves little time and doubles what numba compiles before the first move
         value0(ctx, boards[i], flipped, p)
-        eq = equity_of(p)
+        if weights is None:
+            eq = equity_of(p)
+        else:
+            eq = weighted_equity(p, weights)
         if eq > best_eq:
             best_eq = eq
             best = i
@@ -229,16 +234,16 @@ def evaluate1(ctx, board, buf1, probs):
 
 
 @njit(cache=True)
-def choose_replies(ctx, board, buf, probs, replies, reply_probs, keep=True):
+def choose_replies(ctx, board, buf, probs, replies, reply_probs, keep=True, weights=None):
     """1-ply probabilities of ``board`` for its side on roll, and each roll's chosen
     reply's 0-ply figures; with ``keep``, the replies too (a 2-ply look starts from
-    them)."""
+    them); ``weights``: the side on roll's gammon values (``best_reply0``)."""
     boards, steps, tk, st, stack = buf
     acc = np.zeros(5)
     flipped = np.empty((2, 25), np.int8)
     for r in range(21):
         n = generate_moves(board, ROLLS[r, 0], ROLLS[r, 1], boards, steps, tk, st, stack)
-        best = best_reply0(ctx, boards, n, flipped, reply_probs[r])
+        best = best_reply0(ctx, boards, n, flipped, reply_probs[r], weights)
         if keep:
             for s in range(2):
                 for p in range(25):

@@ -17,7 +17,7 @@ import re
 import tomllib
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, InitSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
@@ -67,7 +67,11 @@ class ServerSettings(_Section):
 
 class PlaySettings(_Section):
     net: str = "default"
-    ply: int = Field(2, ge=0, le=2)
+    level: Literal["0", "1", "2", "table"] | None = Field(
+        None, description="how the bot decides: 0, 1 or 2 plies, or table (cubeful 2-ply with a deeper look at "
+                          "close decisions, up to `think` seconds each); unset: `ply`")
+    ply: int = Field(2, ge=0, le=2, description="the search depth when `level` is unset")
+    think: float = Field(1.0, gt=0, le=60, description="seconds a table-level decision may take (one core)")
     inactivity_timeout: float = Field(
         600.0, gt=0, description="seconds without any activity in a match before it is dropped to idle")
     warmup: bool = Field(
@@ -77,7 +81,12 @@ class PlaySettings(_Section):
     @property
     def agent_spec(self) -> str:
         """The player spec for ``nets.player.load_agent``."""
-        return f"net:{self.net}@{self.ply}"
+        return f"net:{self.net}@{self.depth}"
+
+    @property
+    def depth(self) -> str:
+        """The level of the player spec: ``level``, else ``ply``."""
+        return self.level if self.level is not None else str(self.ply)
 
 
 def _names(names: list[str]) -> list[str]:

@@ -49,8 +49,15 @@ class NetReloader(NullObserver):
     def agent_spec(self) -> str:
         current = self.store.current_path()
         if current is not None and self.settings.play.net == "default":
-            return f"net:{current}@{self.settings.play.ply}"
+            return f"net:{current}@{self.settings.play.depth}"
         return self.settings.play.agent_spec
+
+    def load_agent(self):
+        """The agent of ``agent_spec``, its table level given the configured time."""
+        agent = load_agent(self.agent_spec())
+        if agent.think:
+            agent.think = self.settings.play.think
+        return agent
 
     def on_event(self, event, snapshot) -> None:
         if not isinstance(event, (MatchStart, MatchResumed)) or self.client is None:
@@ -58,7 +65,7 @@ class NetReloader(NullObserver):
         version = self.store.current_version()
         if version is None or version == self.version:
             return
-        agent = load_agent(self.agent_spec())
+        agent = self.load_agent()
         if self.search_ready is not None:
             agent.search_ready = self.search_ready
         self.client.agent = agent
@@ -74,11 +81,12 @@ async def run_daemon(settings: Settings, stop: asyncio.Event | None = None) -> N
     records = MatchRecords(settings.matches_dir, queue, user=user, net_version="",
                            wire_log=WireLog(log), site=f"{settings.server.host}:{settings.server.port}")
     reloader = NetReloader(settings, records)
-    agent = load_agent(reloader.agent_spec())
+    agent = reloader.load_agent()
     reloader.search_ready = start_warmup(agent, log, enabled=settings.play.warmup)
     records.net_version = f"{agent.evaluator.name}:{reloader.version or 'shipped'}"
     owner = OwnerRecords(settings.data_dir, user)  # status files for `fibsbot status`
     client = bot_client(settings, agent, [reloader, records, owner])
+    client.driver.crawford.record = records  # a resumed match's Crawford game, from its journal
     reloader.client = client
     stop = stop or asyncio.Event()
     loop = asyncio.get_running_loop()

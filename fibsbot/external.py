@@ -21,9 +21,10 @@ is called with the board of its player 1 and ``fRoll`` = the player on move):
   where the doubler is asked again: ``Request.seat`` carries what was learnt;
 * ``was_doubled`` is 1 whoever doubled;
 * the names and scores of fields 1, 2, 4 and 5 belong together, but field 1 is
-  gnubg's player (asked XOR on move): player 0 on ordinary requests.  Our score
-  is the one next to our name (``our_name``; gnubg's default name of player 1
-  is the login name), else the one that rule gives;
+  gnubg's player (asked XOR on move): player 0 on ordinary requests.  That rule
+  alone gives our score: a name can mislead (gnubg's default name of player 1 is
+  the login name, our own default name too, whichever seat we take), so
+  ``our_name`` found on the other side is only reported (``names_disagree``);
 * fields 47-50 are 0, field 51 is the post-Crawford flag, field 52 is 0 in the
   Crawford game and 1 otherwise;
 * gnubg answers resignations for an external player itself (it agrees only to
@@ -70,6 +71,7 @@ class Request:
     beaver: bool  # we doubled and the opponent beavered: we accept (take)
     may_double: bool
     seat: int  # our player number in gnubg
+    names_disagree: bool = False  # our name stands beside the other player's score
 
 
 def read_request(line: str, our_name: str | None = None, seat: int | None = None) -> Request:
@@ -94,12 +96,10 @@ def read_request(line: str, our_name: str | None = None, seat: int | None = None
     our_flag, their_flag = flags if seat == 1 else flags[::-1]
     board = np.stack([ours, theirs]).astype(np.int8)
 
-    if our_name is not None and fibs.player == our_name and fibs.opponent != our_name:
-        field1_is_us = True
-    elif our_name is not None and fibs.opponent == our_name and fibs.player != our_name:
-        field1_is_us = False
-    else:
-        field1_is_us = seat ^ on_move == seat  # field 1 is gnubg's player number (asked XOR on move)
+    field1_is_us = seat ^ on_move == seat  # field 1 is gnubg's player number (asked XOR on move)
+    named_in_field1 = our_name is not None and fibs.player == our_name and fibs.opponent != our_name
+    named_in_field2 = our_name is not None and fibs.opponent == our_name and fibs.player != our_name
+    names_disagree = (named_in_field1 and not field1_is_us) or (named_in_field2 and field1_is_us)
     score = (fibs.player_score, fibs.opponent_score)
     if not field1_is_us:
         score = score[::-1]
@@ -123,7 +123,7 @@ def read_request(line: str, our_name: str | None = None, seat: int | None = None
         raise ExternalRequestError(f"inconsistent match state: {exc}") from None
     may_double = not doubled and rolled is None and not crawford and owner in (CENTRED, 0)
     return Request(board=board, state=state, dice=rolled, doubled=doubled and not beaver, beaver=beaver,
-                   may_double=may_double, seat=seat)  # fmt: skip
+                   may_double=may_double, seat=seat, names_disagree=names_disagree)  # fmt: skip
 
 
 def decide(request: Request, agent: Decider) -> str:
@@ -179,6 +179,7 @@ class ExternalPlayerServer:
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         peer = writer.get_extra_info("peername")
         seat: int | None = None  # learnt from the first request that is not an answer to a double
+        names_reported = False
         self._event("external_connected", peer=str(peer))
         try:
             while True:
@@ -199,6 +200,10 @@ class ExternalPlayerServer:
                         )
                         if seat is None and request is not None and not (request.doubled or request.beaver):
                             seat = request.seat
+                        if request is not None and request.names_disagree and not names_reported:
+                            names_reported = True
+                            self._event("external_names_disagree", our_name=self.our_name, seat=request.seat,
+                                        request=line)  # fmt: skip
                     except Exception as exc:  # a failing engine must not leave gnubg waiting
                         reply = f"Error: internal error: {type(exc).__name__}: {exc}"
                         if self._log is not None:

@@ -178,19 +178,25 @@ def start_warmup(agent, logger=None, enabled: bool = True) -> SearchWarmup | Non
 
 def warm(agent_spec: str) -> None:
     """Compile every kernel a playing bot calls once its search is ready: the move
-    choice (the lookahead and the 0-ply choice beside it), the probabilities behind
-    cube and resignation decisions, and the 0-ply paths of a 0-ply agent (the arena's
+    choice (the lookahead, the 0-ply choice beside it and the cubeful look at the
+    score), the cubeful cube decisions behind cube and resignation answers, and the 0-ply paths of a 0-ply agent (the arena's
     sparring bot decides its cube with one)."""
     import numpy as np
 
     from engine.position import Position
     from nets.player import load_agent
 
+    from engine.ids import MatchState
+
     board = np.ascontiguousarray(Position.initial().board)
+    # the cubeful lookahead compiles apart for money and for a match (gammon values)
+    states = (None, MatchState(jacoby=False), MatchState(match_length=7, score=(2, 3)))
     for ply in (2, 0):
         agent = load_agent(agent_spec, ply=ply)
         agent.search_ready = True
-        agent.choose_move(board, 4, 2)
+        for state in states:
+            agent.choose_move(board, 4, 2, state)
+            agent.double_decision(board, state or MatchState())
         agent.probabilities(board)
 
 

@@ -1,4 +1,4 @@
-"""The shipped nets by name: ``net:NAME[@PLY]`` specs for duels, benchmarks and the bot.
+"""The shipped nets by name: ``net:NAME[@LEVEL]`` specs (LEVEL 0, 1, 2 or ``table``) for duels, benchmarks and the bot.
 
 NAME is ``default`` (the shipped net), a net shipped in ``nets/`` (``NAME.npz``
 with its card), or a path to a ``.npz``.  A race net ``NAME.race.npz`` beside it is
@@ -19,6 +19,7 @@ from engine.players import PlayerSpecError, register_player
 
 NETS_DIR = Path(__file__).resolve().parent
 DEFAULT_NET = "default"
+COMPANION_SUFFIXES = (".race", ".prune")
 
 
 def resolve_net_path(name: str) -> Path:
@@ -31,26 +32,45 @@ def resolve_net_path(name: str) -> Path:
         path = path.with_suffix(".npz")
     if path.exists():
         return path
-    known = sorted(p.stem for p in NETS_DIR.glob("*.npz") if not p.stem.endswith(".race"))
+    known = shipped_nets()
     raise PlayerSpecError(f"no net {name!r}: not shipped in nets/ (shipped: {', '.join(known) or 'none'}) "
                           f"and no file {path}")
 
 
+def shipped_nets() -> list[str]:
+    """The names a player spec may use: each shipped net without its companions
+    (``NAME.race`` and ``NAME.prune`` serve the net beside them and play nothing alone)."""
+    return sorted(p.stem for p in NETS_DIR.glob("*.npz") if not p.stem.endswith(COMPANION_SUFFIXES))
+
+
+TABLE = "table"
+TABLE_THINK = 1.0  # seconds a decision of the table level may take, one core
+
+
+def agent_for(name: str, level: str, think: float = TABLE_THINK, label: str | None = None) -> Agent:
+    """The agent of net ``name`` at ``level``: ``0``, ``1``, ``2`` plies, or ``table``
+    (cubeful 2-ply with a deeper look at close decisions, ``think`` seconds each)."""
+    level = level or "0"
+    if level not in ("0", "1", "2", TABLE):
+        raise PlayerSpecError(f"net:{name}@{level}: the level must be 0, 1, 2 or {TABLE}")
+    evaluator = Evaluator.load(resolve_net_path(name))
+    label = label or f"net:{name or DEFAULT_NET}@{level}"
+    if level == TABLE:
+        return Agent(evaluator, ply=2, name=label, think=think)
+    return Agent(evaluator, ply=int(level), name=label)
+
+
 def make_net_player(arg: str) -> Agent:
-    """``net:NAME[@PLY]``: the searching agent (0-ply uses the bearoff database too)."""
-    name, _, ply = arg.partition("@")
-    if ply not in ("", "0", "1", "2"):
-        raise PlayerSpecError(f"net:{arg}: the ply must be 0, 1 or 2")
-    return Agent(Evaluator.load(resolve_net_path(name)), ply=int(ply or 0), name=f"net:{arg}")
+    """``net:NAME[@LEVEL]``: the searching agent (0-ply uses the bearoff database too)."""
+    name, _, level = arg.partition("@")
+    return agent_for(name, level, label=f"net:{arg}")
 
 
-def load_agent(spec: str, ply: int | None = None) -> Agent:
-    """``net:NAME@PLY`` (or just ``NAME``) to an agent; ``ply`` overrides the spec's."""
+def load_agent(spec: str, ply: int | str | None = None) -> Agent:
+    """``net:NAME@LEVEL`` (or just ``NAME``) to an agent; ``ply`` overrides the spec's level."""
     name = spec[4:] if spec.startswith("net:") else spec
-    name, _, ply_text = name.partition("@")
-    if ply is None:
-        ply = int(ply_text) if ply_text else 0
-    return Agent(Evaluator.load(resolve_net_path(name)), ply=ply, name=f"net:{name or 'default'}@{ply}")
+    name, _, level = name.partition("@")
+    return agent_for(name, str(ply) if ply is not None else level)
 
 
 register_player("net", make_net_player)

@@ -101,6 +101,20 @@ class Case:
 # ---------------------------------------------------------------- positions
 
 
+class PlayerDecider:
+    """A whole player's cube decision (``net:NAME@LEVEL``: cubeful at its depth),
+    not a probability source fed through 0-ply Janowski."""
+
+    def __init__(self, spec: str) -> None:
+        from nets.player import load_agent
+
+        self.agent = load_agent(spec)
+
+    def decide(self, board: np.ndarray, state: MatchState):
+        choice = self.agent.double_decision(np.ascontiguousarray(board, np.int8), state)
+        return choice, np.asarray(choice.probs) if choice.probs else np.zeros(5)
+
+
 def net_source(evaluator: Evaluator) -> ProbabilitySource:
     return lambda board: np.asarray(evaluator.probabilities(board), dtype=np.float64)
 
@@ -252,11 +266,16 @@ def compare(cases: list[Case], answers: list[GnubgCube], sources: dict[str, Prob
                "gnubg": {"action": answer.action, "take": answer.take, "text": answer.text,
                          "probs": None if answer.probs is None else answer.probs.round(4).tolist(),
                          "equities": answer.equities}, "ours": {}}
-        probabilities = {name: source(case.board) for name, source in sources.items()}
+        decisions = {}
+        for name, source in sources.items():
+            if isinstance(source, PlayerDecider):
+                decisions[name] = source.decide(case.board, case.state)
+            else:
+                probs = source(case.board)
+                decisions[name] = (cube_decision(probs, case.state, cube_life=life), probs)
         if answer.probs is not None:
-            probabilities["gnubg-shown"] = answer.probs
-        for name, probs in probabilities.items():
-            decision = cube_decision(probs, case.state, cube_life=life)
+            decisions["gnubg-shown"] = (cube_decision(answer.probs, case.state, cube_life=life), answer.probs)
+        for name, (decision, probs) in decisions.items():
             ok = agrees(decision, answer)
             for tally in (totals[name], by_scenario[case.scenario.label][name]):
                 tally[0] += ok
@@ -266,6 +285,7 @@ def compare(cases: list[Case], answers: list[GnubgCube], sources: dict[str, Prob
             row["ours"][name] = {"action": decision.action, "take": decision.take, "agree": ok,
                                  "probs": np.round(probs, 4).tolist(), "equities": _rounded(decision.equities)}
         rows.append(row)
+    match_rows = [row for row in rows if not row["scenario"].startswith("money")]
     pct = lambda ok, n: round(100.0 * ok / n, 1) if n else None  # noqa: E731
     counts = defaultdict(int)
     for row in rows:
@@ -275,6 +295,9 @@ def compare(cases: list[Case], answers: list[GnubgCube], sources: dict[str, Prob
         "compared": len(rows),
         "unavailable": sum(a.action == "unavailable" for a in answers),
         "agreement": {name: pct(*totals[name]) for name in totals},
+        "match_positions": len(match_rows),
+        "match_agreement": {name: pct(sum(r["ours"][name]["agree"] for r in match_rows if name in r["ours"]),
+                                      sum(name in r["ours"] for r in match_rows)) for name in totals},
         "double_agreement": {name: pct(double_agree[name], totals[name][1]) for name in totals},
         "take_agreement": {name: pct(take_agree[name], totals[name][1]) for name in totals},
         "by_scenario": {label: {name: pct(*t) for name, t in tallies.items()} | {"positions": counts[label]}
@@ -293,6 +316,8 @@ def print_report(summary: dict, args, seconds: float, show: int) -> None:
     print(f"compared {summary['compared']} cube decisions with gnubg {args.ply}-ply "
           f"(seed {args.seed}; {summary['unavailable']} where gnubg allowed no double) in {seconds:.1f} s")
     print("agreement (action and take):      " + ", ".join(f"{k} {v}%" for k, v in summary["agreement"].items()))
+    print(f"match play only ({summary['match_positions']}):           "
+          + ", ".join(f"{k} {v}%" for k, v in summary["match_agreement"].items()))
     print("double/no double agreement:       " + ", ".join(f"{k} {v}%" for k, v in
                                                            summary["double_agreement"].items()))
     print("take/drop agreement:              " + ", ".join(f"{k} {v}%" for k, v in
@@ -328,7 +353,7 @@ def measure(count: int, seed: int, ply: int, evaluator: Evaluator,
             sources["gnubg-nn"] = gnubg_nn_source()
         except ImportError:
             print("check_cube_vs_gnubg: gnubg-nn missing, skipping that source", file=sys.stderr)
-    first = next(iter(sources.values()))
+    first = next((s for s in sources.values() if not isinstance(s, PlayerDecider)), net_source(evaluator))
     if position_evaluator is not None:
         first = net_source(position_evaluator)
     cases = choose_cases(count, seed, first, sources.get("gnubg-nn"), position_evaluator or evaluator)
@@ -345,6 +370,12 @@ def main(argv: list[str] | None = None) -> int:
                                                "that several nets can be compared on one set")
     parser.add_argument("--our-ply", type=int, default=0, choices=(0, 1, 2),
                         help="our evaluation depth for the cube probabilities (default 0)")
+    parser.add_argument("--player", action="append", default=[],
+                        help="a player whose whole cube decision is compared (net:NAME@LEVEL, cubeful at its "
+                             "depth; repeatable); the first one given is the primary source")
+    parser.add_argument("--referee", action="store_true",
+                        help="also judge every decision (ours and gnubg's) by Open Sage's cubeful 3-ply "
+                             "(needs the bgsage extra)")
     parser.add_argument("--show", type=int, default=15, help="disagreements to list (default 15)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of the report")
     args = parser.parse_args(argv)
@@ -367,14 +398,23 @@ def main(argv: list[str] | None = None) -> int:
             sources["gnubg-nn"] = gnubg_nn_source()
         except ImportError:
             pass
+    if args.player:
+        deciders = {spec: PlayerDecider(spec) for spec in args.player}
+        sources = deciders | (sources or {"net": net_source(evaluator)})
     position_evaluator = Evaluator.load(resolve_net_path(args.position_net)) if args.position_net else None
     summary = measure(args.positions, args.seed, args.ply, evaluator, sources, position_evaluator)
+    if args.referee:
+        from scripts.cube_referee import judge, print_judgement
+
+        summary["referee"] = judge(summary["rows"])
     seconds = time.perf_counter() - start
     if args.json:
         print(json.dumps({"positions": args.positions, "seed": args.seed, "ply": args.ply,
                           "seconds": round(seconds, 1)} | summary))
     else:
         print_report(summary, args, seconds, args.show)
+        if args.referee:
+            print_judgement(summary["referee"])
     return 0
 
 

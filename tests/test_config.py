@@ -130,6 +130,8 @@ def test_login_needs_a_user(monkeypatch):
         ("[invitations]\nmax_matches = 2\n", "max_matches"),
         ('admins = ["ok", "not ok"]\n', "not FIBS user names"),
         ("[play]\nply = 7\n", "play.ply"),
+        ('[play]\nlevel = "3"\n', "play.level"),
+        ("[play]\nthink = 0\n", "play.think"),
         ("[server]\nreconnect_backoff_base = 10.0\nreconnect_backoff_max = 1.0\n", "reconnect_backoff_max"),
     ],
 )
@@ -139,6 +141,12 @@ def test_bad_files_give_one_line_reasons(tmp_path, text, message):
         load_settings(path)
     assert "\n" not in str(info.value) or "TOML" in str(info.value)
     assert "oops" not in str(info.value)
+
+
+def test_the_table_level_is_named_in_the_player_spec(tmp_path):
+    settings = load_settings(write(tmp_path, '[play]\nlevel = "table"\nthink = 2.5\nply = 1\n'))
+    assert settings.play.agent_spec == "net:default@table"  # the level wins over ply
+    assert settings.play.think == 2.5
 
 
 def test_missing_config_file(tmp_path):

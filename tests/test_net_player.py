@@ -132,10 +132,11 @@ def test_unknown_net_lists_the_shipped_nets(tmp_path, monkeypatch):
     for name in ("alpha", "beta"):
         tiny_net().save(shipped / f"{name}.npz")
     tiny_net("tesauro3", "race").save(shipped / "alpha.race.npz")
+    tiny_net().save(shipped / "alpha.prune.npz")
     monkeypatch.setattr(nets.player, "NETS_DIR", shipped)
     with pytest.raises(PlayerSpecError, match=r"no net 'nosuch'.*shipped: alpha, beta\)") as err:
         make_player("net:nosuch")
-    assert "alpha.race" not in str(err.value)
+    assert "alpha.race" not in str(err.value) and "alpha.prune" not in str(err.value)
     assert isinstance(make_player("net:beta"), Agent)  # a shipped net by name
     with pytest.raises(PlayerSpecError, match="no net 'nosuch'"):
         run_duel("net:nosuch", "random", games=2)
@@ -149,7 +150,7 @@ def test_no_shipped_nets_says_so(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("spec", ["net:default@3", "net:default@-1", "net:X@fast"])
 def test_a_bad_ply_is_a_clear_error(spec):
-    with pytest.raises(PlayerSpecError, match="the ply must be 0, 1 or 2"):
+    with pytest.raises(PlayerSpecError, match="the level must be 0, 1, 2 or table"):
         make_player(spec)
 
 
@@ -158,14 +159,16 @@ def test_zero_ply_may_be_spelled_out(tmp_path):
     assert isinstance(make_player(f"net:{path}@0"), Agent) and make_player(f"net:{path}@2").ply == 2
 
 
-def test_shipped_nets_load_and_are_listed():
-    shipped = sorted(p.stem for p in nets.player.NETS_DIR.glob("*.npz") if not p.stem.endswith(".race"))
+def test_shipped_nets_load_and_are_listed_without_their_race_and_pruning_nets():
+    files = sorted(p.stem for p in nets.player.NETS_DIR.glob("*.npz"))
+    shipped = [name for name in files if not name.endswith((".race", ".prune"))]
     if not shipped:
         pytest.skip("no nets shipped in nets/ yet")
     for name in shipped:
         assert isinstance(make_player(f"net:{name}"), Agent)  # checksums and cards hold
-    with pytest.raises(PlayerSpecError, match=f"shipped: {', '.join(shipped)}"):
+    with pytest.raises(PlayerSpecError, match=f"shipped: {', '.join(shipped)}\\)") as refused:
         make_player("net:nosuch")
+    assert ".prune" not in str(refused.value) and ".race" not in str(refused.value)
 
 
 # a fresh interpreter that imports the engine alone, as a Ray or spawned worker does

@@ -4,14 +4,14 @@ For every move: the best move at the analysis depth, the played one evaluated at
 the same depth, the equity lost; for every roll the luck (0-ply, like gnubg's
 default: the best result of this roll against the average over all 36); for every
 cube decision (each turn where the roller could have doubled, each double, take
-and drop) the proper action from the cube theory of ``engine.cube`` on the
-searched probabilities, and what the action played cost.
+and drop) the proper action from the cubeful equities at the analysis depth
+(``engine.cubeful``), and what the action played cost.
 
 Errors are in gnubg's units: equity normalised to the cube in play (EMG in match
 play), and their cost in match winning chances (``cost``; points in money play),
-converted as gnubg's ``eq2mwc`` does.  Moves are ranked by cubeless equity with
-the score's gammon values (``engine.agent.gammon_weights``), not gnubg's cubeful
-equities: the figures differ from gnubg's where the cube's ownership matters.
+converted as gnubg's ``eq2mwc`` does.  Moves are ranked as the bot ranks them, by
+cubeful equity at the score and cube (``Agent.choose_move``); the luck of a roll
+is read at 0-ply with the score's gammon values (``engine.agent.gammon_weights``).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field, replace
 import numpy as np
 
 from engine.agent import Agent, gammon_weights
-from engine.cube import cube_decision, cube_life, invert_probabilities
+from engine.static import WON as WON_DEPTH
 from engine.dice import DISTINCT_ROLLS, ROLL_WEIGHTS
 from engine.ids import CENTRED, MatchState, match_id, position_id
 from engine.met import CubeView, equity_to_mwc
@@ -114,21 +114,21 @@ class Analyser:
         mean = sum(w * self._best0(turn.board, int(a), int(b), weights) for (a, b), w in zip(DISTINCT_ROLLS, ROLL_WEIGHTS))
         return actual - float(mean)
 
-    def _played_equity(self, ranked, index: int, weights) -> float:
+    def _played_equity(self, ranked, index: int, state: MatchState) -> float:
         """The played move at the depth of the best one (the filters may have dropped it earlier)."""
         best, played = ranked[0], ranked[index]
-        if played.ply >= best.ply or best.ply > self.ply:
+        if played.ply >= best.ply or best.ply == WON_DEPTH:
             return played.equity
-        p = invert_probabilities(self.agent.probabilities(np.ascontiguousarray(played.board[::-1]), best.ply))
-        w = weights
-        return float(2 * p[0] - 1 + w[0] * p[1] + w[1] * p[2] - w[2] * p[3] - w[3] * p[4])
+        return self.agent.move_equity(played.board, state, best.ply)
 
     def move(self, turn: Turn) -> Decision:
-        weights = gammon_weights(mirrored(turn.state, turn.player))
+        """The played move against the engine's choice, ranked as the bot ranks moves:
+        by cubeful equity at the score and cube (``Agent.choose_move``)."""
+        state = replace(mirrored(turn.state, turn.player), on_roll=0)
         d1, d2 = turn.dice
-        ranked = self.agent.rank_moves(turn.board, d1, d2, ply=self.ply, weights=weights)
+        ranked = list(self.agent.choose_move(turn.board, d1, d2, state).ranked)
         index = next(i for i, r in enumerate(ranked) if np.array_equal(r.board, turn.result))
-        loss = max(0.0, ranked[0].equity - self._played_equity(ranked, index, weights)) if index else 0.0
+        loss = max(0.0, ranked[0].equity - self._played_equity(ranked, index, state)) if index else 0.0
         luck = self.luck(turn)
         unforced = turn.legal > 1
         return Decision(turn.game, turn.number, turn.player, "move", position_id(turn.board),
@@ -143,10 +143,11 @@ class Analyser:
     # ------------------------------------------------------------------ the cube
 
     def cube(self, doubler_board: np.ndarray, state: MatchState):
-        """The doubler's cube decision (``state.on_roll`` doubles, its checkers in row 0)."""
-        probs = self.agent.probabilities(doubler_board, self.ply)
-        return cube_decision(probs, replace(state, to_decide=state.on_roll, doubled=False, dice=(0, 0)),
-                             cube_life=cube_life(doubler_board))
+        """The doubler's cube decision (``state.on_roll`` doubles, its checkers in row 0),
+        cubeful at the agent's depth as the bot decides."""
+        decision, _probs, _depth = self.agent.cube_decision(
+            doubler_board, replace(state, to_decide=state.on_roll, doubled=False, dice=(0, 0)))
+        return decision
 
     def cube_turn(self, turn: Turn, decision) -> Decision:
         eq = decision.equities
