@@ -78,7 +78,11 @@ def hint(agent: Agent, request: HintRequest, limit: int | None = None) -> dict:
                 "probs": [round(p, 6) for p in ranked.probs],
                 "ply": ranked.ply,
             })
-        return {"dice": list(request.dice), "ply": agent.ply, "moves": moves}
+        answer = {"player": getattr(agent, "name", None), "dice": list(request.dice), "ply": agent.ply,
+                  "moves": moves}
+        if agent.ply > 0:
+            answer["filters"] = [float(f) for f in agent.filters]  # (k1, w1, k2, w2): see filter_note
+        return answer
     if state.doubled:
         taker = state.to_decide
         me = as_player0(state, taker)
@@ -88,7 +92,7 @@ def hint(agent: Agent, request: HintRequest, limit: int | None = None) -> dict:
         me = as_player0(state, state.on_roll)
         decision = agent.double_decision(board, me)
         kind = "double"
-    return {"decision": kind, "action": decision.action, "ply": agent.ply,
+    return {"player": getattr(agent, "name", None), "decision": kind, "action": decision.action, "ply": agent.ply,
             "equities": {k: round(float(v), 6) for k, v in decision.equities.items()},
             "probs": [round(float(p), 6) for p in decision.probs]}
 
@@ -107,13 +111,30 @@ def parse_batch_line(line: str) -> HintRequest:
     return parse_request(fields[0], fields[1] if len(fields) == 2 else None, dice=dice)
 
 
+def filter_note(answer: dict) -> str:
+    """Why moves of a deeper search show a shallower ply: the move filter sent them no
+    deeper (empty when every move reached the depth asked for)."""
+    moves, ply = answer["moves"], answer["ply"]
+    deep = sum(m["ply"] >= ply for m in moves)
+    if ply == 0 or deep == len(moves):
+        return ""
+    k1, w1, k2, w2 = answer["filters"]
+    passes = f"the best {k1:.0f} within {w1:.3f} of the best 0-ply equity go on to 1-ply"
+    if ply >= 2:
+        passes += f", and of those the best {k2:.0f} within {w2:.3f} of the best 1-ply equity go on to 2-ply"
+    return (f"{ply}-ply asked: {deep} of the {len(moves)} moves listed reached it; each shows the ply it stopped at.\n"
+            f"The move filter: {passes}; a pass left with fewer than 2 moves is not run (the best move is clear).")
+
+
 def format_text(answer: dict) -> str:
     if "moves" in answer:
         lines = []
         for rank, move in enumerate(answer["moves"], 1):
             probs = " ".join(f"{p:.3f}" for p in move["probs"])
             lines.append(f"{rank:3d}. {move['ply']}-ply  {move['move']:28s} Eq.: {move['equity']:+.3f}   {probs}")
-        return "\n".join(lines)
+        note = filter_note(answer)
+        return "\n".join(lines + ([note] if note else []))
     probs = " ".join(f"{p:.3f}" for p in answer["probs"])
     eq = "  ".join(f"{k.replace('_', ' ')}: {v:+.3f}" for k, v in answer["equities"].items())
-    return f"{answer['ply']}-ply cubeless probabilities: {probs}\n{eq}\nProper cube action: {answer['action']}"
+    return (f"0-ply cubeless probabilities: {probs}\n{answer['ply']}-ply cubeful equities: {eq}\n"
+            f"Proper cube action: {answer['action']}")

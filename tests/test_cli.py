@@ -172,6 +172,39 @@ def test_duel_text_summary():
     assert code == 0 and "ppg for pubeval" in out
 
 
+def test_an_odd_number_of_games_is_rounded_up_to_whole_pairs_and_says_so():
+    code, out, err = run_cli(["duel", "--games", "3"])
+    assert code == 0 and "3 games rounded up to 4" in err
+    assert out.startswith("pubeval vs random: 4 games (duplicate dice)")
+
+
+def test_duel_reports_the_time_before_the_first_game_apart_from_games_per_s():
+    code, out, _ = run_cli(["duel", "--games", "10"])
+    assert code == 0
+    rate, setup = out.splitlines()[-2:]
+    assert rate.strip().endswith("s of play)") and "games/s" in rate
+    assert setup.strip().split()[1:] == "s before the first game: loading the players and compiling the duel loop " \
+        "(compiled again on every run; not in games/s)".split()
+    code, out, _ = run_cli(["duel", "--games", "10", "--json"])
+    result = json.loads(out)
+    assert code == 0 and result["setup_s"] >= 0 and "games_per_s" in result
+
+
+def test_bench_help_lists_every_benchmark_by_name():
+    import importlib
+    import pkgutil
+
+    import fibsbot.bench
+    from fibsbot.bench.speed import BENCHMARKS
+
+    for module in pkgutil.iter_modules(fibsbot.bench.__path__):  # each registers its benchmarks on import
+        importlib.import_module(f"fibsbot.bench.{module.name}")
+
+    code, out, _ = run_cli(["bench", "--help"])
+    listed = " ".join(out.split()).split("run only these benchmarks: ")[1].split(" (default")[0]
+    assert code == 0 and sorted(listed.split(", ")) == sorted(BENCHMARKS)
+
+
 def test_bench_json_movegen():
     code, out, _ = run_cli(["bench", "--json", "--only", "movegen"])
     assert code == 0

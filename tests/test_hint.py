@@ -9,7 +9,7 @@ import pytest
 from engine.ids import MatchState, match_id, position_id
 from engine.position import Position
 from fibsbot.cli import main
-from fibsbot.hint import HintError, as_player0, parse_batch_line, parse_request
+from fibsbot.hint import HintError, as_player0, format_text, parse_batch_line, parse_request
 
 OPENING = "4HPwATDgc/ABMA"
 
@@ -41,6 +41,39 @@ def test_batch_answers_in_order_with_errors_in_place(tmp_path, capsys):
     assert answers[1]["dice"] == [6, 1]  # the Match ID's dice are used
     assert "error" in answers[2] and "line 3" in answers[2]["error"]
     assert answers[3]["action"] == "no double"
+
+
+def test_a_missing_batch_file_is_one_line_naming_the_option(tmp_path):
+    from tests.test_cli import assert_one_line_error, run_cli
+
+    missing = tmp_path / "requests.txt"
+    code, out, err = run_cli(["hint", "--batch", str(missing)])
+    assert_one_line_error(code, err)
+    assert err.strip() == f"fibsbot hint: error: --batch {missing}: no such file or directory"
+
+
+def test_moves_the_filter_kept_from_the_depth_asked_for_are_explained(capsys):
+    assert main(["hint", "--position-id", OPENING, "--dice", "3", "1", "--ply", "1", "--json"]) == 0
+    plies = [m["ply"] for m in json.loads(capsys.readouterr().out)["moves"]]
+    assert main(["hint", "--position-id", OPENING, "--dice", "3", "1", "--ply", "1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert 0 < plies.count(1) < len(plies)  # the filter stopped some moves at 0-ply
+    assert lines[len(plies)] == f"1-ply asked: {plies.count(1)} of the {len(plies)} moves listed reached it; " \
+        "each shows the ply it stopped at."
+    assert lines[len(plies) + 1].startswith("The move filter: the best 12 within 0.240 of the best 0-ply equity "
+                                            "go on to 1-ply;")
+
+
+def test_the_filter_note_names_both_passes_of_a_two_ply_search():
+    answer = {"ply": 2, "filters": [12, 0.24, 6, 0.12], "dice": [3, 1],
+              "moves": [{"move": m, "ply": p, "equity": 0.0, "probs": [0.5, 0.1, 0.0, 0.1, 0.0]}
+                        for m, p in (("8/5 6/5", 1), ("13/10 24/23", 1), ("13/9", 0))]}
+    note = format_text(answer).splitlines()[3:]
+    assert note[0] == "2-ply asked: 0 of the 3 moves listed reached it; each shows the ply it stopped at."
+    assert "and of those the best 6 within 0.120 of the best 1-ply equity go on to 2-ply" in note[1]
+    assert "fewer than 2 moves is not run" in note[1]
+    answer["moves"] = [dict(m, ply=2) for m in answer["moves"]]
+    assert len(format_text(answer).splitlines()) == 3  # nothing to explain
 
 
 def test_bad_requests_are_clear_errors():

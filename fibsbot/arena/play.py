@@ -34,7 +34,7 @@ from fibsbot.protocol.match.outputs import NullObserver
 from fibsbot.records.events import WireLog, configure_logging
 from fibsbot.records.observer import MatchRecords
 from fibsbot.records.queue import TrainingQueue
-from fibsbot.warmup import start_warmup
+from fibsbot.warmup import SearchWarmup, start_warmup
 from nets.player import load_agent
 
 BOT, SPARRING, REFEREE = "fibsbot", "sparring", "referee"
@@ -66,13 +66,16 @@ class ArenaResult:
     lost: int
     length: int
     opponent: str
-    ply: int
+    ply: int | str  # 0, 1, 2 or "table"
     seconds: float
     scores: list[tuple[int, int]] = field(default_factory=list)
     stuck: int = 0
     errors: list[str] = field(default_factory=list)  # server refusals and unreadable boards
     rss_mb: list[float] = field(default_factory=list)  # resident memory after each match
     peak_rss_mb: float = 0.0
+    decisions: int = 0  # our moves and cube decisions
+    decisions_before_search: int = 0  # of them, taken at 0-ply while the search was compiling
+    warmup_pid: int | None = None  # the search warm-up, when it was still running at the end
     match_files: list[str] = field(default_factory=list)
     queue_path: str = ""
     queued: int = 0
@@ -83,9 +86,22 @@ class ArenaResult:
 
 
 class _Watcher(NullObserver):
-    def __init__(self) -> None:
+    def __init__(self, warming: SearchWarmup | None = None) -> None:
         self.ends: list[MatchEnd] = []
         self.errors: list[str] = []
+        self.warming = warming
+        self.decisions = 0
+        self.before_search = 0
+
+    def on_decision(self, request, answer, commands) -> None:
+        ply = getattr(answer, "ply", None)  # moves and cube decisions say the depth that took them
+        if ply is None:
+            return
+        self.decisions += 1
+        # ``ready`` turns true only when a decision asks for it (ours, or the sparring bot's cube), so
+        # one still false here was taken without the search; at the switch, one may go uncounted
+        if ply == 0 and self.warming is not None and not self.warming.ready:
+            self.before_search += 1
 
     def on_event(self, event, snapshot) -> None:
         if isinstance(event, MatchEnd):
@@ -96,14 +112,23 @@ class _Watcher(NullObserver):
             self.errors.append(event.message)
 
 
-def _rss_mb() -> float:
+def _memory_mb(field_name: str = "VmRSS") -> float:
+    """Resident memory now (``VmRSS``) or at its peak (``VmHWM``), both from the kernel's
+    same counters (getrusage's peak is counted apart and may read below the current figure)."""
     try:
         for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
+            if line.startswith(f"{field_name}:"):
                 return int(line.split()[1]) / 1024
     except OSError:
         pass
     return float("nan")
+
+
+def _peak_mb(after_each_match: list[float]) -> float:
+    peak = _memory_mb("VmHWM")
+    if peak != peak:  # no /proc: getrusage's figure
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return round(max([peak, *after_each_match]), 1)
 
 
 def _client(port: int, name: str, password: str, agent, policy: PolicySettings, observers, matches: int) -> BotClient:
@@ -119,9 +144,12 @@ def _opponent_agent(opponent: str):
     return load_agent(opponent)
 
 
-async def run_arena(length: int = 3, matches: int = 1, opponent: str = "pubeval", ply: int = 2,
+async def run_arena(length: int = 3, matches: int = 1, opponent: str = "pubeval", ply: int | str = 2,
                     net: str = "default", data_dir: Path | None = None, seed: int | None = None,
-                    progress: Callable[[str], None] | None = None, warmup: bool = True) -> ArenaResult:
+                    progress: Callable[[str], None] | None = None, warmup: bool = True,
+                    wait_for_search: bool = False) -> ArenaResult:
+    """Play ``matches`` matches; with ``wait_for_search``, a search still compiling in the
+    warm-up child is waited for before the first match, so every decision is at ``ply``."""
     from fibsbot.config import default_data_dir
     from fibsbot.server.testing import ClipTestClient, run_local_server
 
@@ -137,13 +165,12 @@ async def run_arena(length: int = 3, matches: int = 1, opponent: str = "pubeval"
     warming = start_warmup(agent, logger, enabled=warmup)
     if warming is not None:  # the sparring bot's cube decisions wait for the compiled kernels too
         getattr(sparring_agent, "cube_agent", sparring_agent).search_ready = warming
-        if progress and warming.proc is not None:
-            progress(f"compiling the {ply}-ply search in the background (pid {warming.proc.pid}); "
-                     f"moves at 0-ply until it is ready")
+        if warming.proc is not None:
+            await _announce_or_wait(warming, ply, wait_for_search, progress)
     queue = TrainingQueue(data_dir / "queue.sqlite")
     records = MatchRecords(data_dir / "matches", queue, user=BOT, net_version=agent.evaluator.name,
                            event_log=logger, wire_log=WireLog(logger), site="fibsbot arena (local server)")
-    watcher = _Watcher()
+    watcher = _Watcher(warming)
     result = ArenaResult(matches, 0, 0, length, opponent, ply, 0.0, queue_path=str(queue.path),
                          log_path=str(log_path))
     start = time.perf_counter()
@@ -173,7 +200,7 @@ async def run_arena(length: int = 3, matches: int = 1, opponent: str = "pubeval"
                 result.won += end.we_won
                 result.lost += not end.we_won
                 result.scores.append(tuple(end.scores) if end.we_won else tuple(end.scores[::-1]))
-                result.rss_mb.append(round(_rss_mb(), 1))
+                result.rss_mb.append(round(_memory_mb(), 1))
                 if progress:
                     progress(f"match {k + 1}/{matches}: {'won' if end.we_won else 'lost'} "
                              f"{result.scores[-1][0]}-{result.scores[-1][1]}  (total {result.won}-{result.lost}, "
@@ -189,12 +216,41 @@ async def run_arena(length: int = 3, matches: int = 1, opponent: str = "pubeval"
     result.errors = watcher.errors
     result.match_files = [str(p) for p in records.finished]
     result.queued = records.queued
-    result.peak_rss_mb = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    result.peak_rss_mb = _peak_mb(result.rss_mb)
+    result.decisions, result.decisions_before_search = watcher.decisions, watcher.before_search
+    if warming is not None and warming.proc is not None and warming.proc.poll() is None:
+        result.warmup_pid = warming.proc.pid
     return result
 
 
+async def _announce_or_wait(warming: SearchWarmup, ply: int | str, wait: bool,
+                            progress: Callable[[str], None] | None) -> None:
+    pid = warming.proc.pid
+    if not wait:
+        if progress:
+            progress(f"compiling the {level_name(ply)} search in the background (pid {pid}); moves at 0-ply until it is "
+                     f"ready (--wait-for-search waits for it instead)")
+        return
+    if progress:
+        progress(f"waiting for the {level_name(ply)} search to compile (pid {pid}; a few minutes, once per install)")
+    started = time.perf_counter()
+    while not warming():
+        await asyncio.sleep(0.5)
+    if progress:
+        progress(f"search ready after {time.perf_counter() - started:.0f} s ({warming.outcome})")
+
+
+def level_name(ply: int | str) -> str:
+    """``2-ply``, or ``table level``."""
+    return "table level" if ply == "table" else f"{ply}-ply"
+
+
 def print_result(result: ArenaResult, out=sys.stdout) -> None:
-    print(f"{result.matches} x {result.length}-point matches, fibsbot (net {result.ply}-ply) vs {result.opponent}: "
+    depth = f"net {level_name(result.ply)}"
+    if result.decisions_before_search:
+        depth += (f"; {result.decisions_before_search} of {result.decisions} decisions at 0-ply while the search "
+                  f"compiled")
+    print(f"{result.matches} x {result.length}-point matches, fibsbot ({depth}) vs {result.opponent}: "
           f"won {result.won}, lost {result.lost}, stuck {result.stuck}, in {result.seconds} s", file=out)
     if result.errors:
         print(f"server refusals / unreadable boards: {len(result.errors)}: {result.errors[:5]}", file=out)
@@ -205,3 +261,7 @@ def print_result(result: ArenaResult, out=sys.stdout) -> None:
     print(f"match files: {len(result.match_files)} in {folder}", file=out)
     print(f"training queue: {result.queue_path} ({result.queued} positions added)", file=out)
     print(f"event log: {result.log_path}", file=out)
+    if result.warmup_pid is not None:
+        print(f"the {level_name(result.ply)} search is still compiling in the background (pid {result.warmup_pid}, "
+              f"python -m fibsbot.warmup, nice'd): it goes on after this command and ends by itself; later runs "
+              f"then search at {level_name(result.ply)} from their first move", file=out)

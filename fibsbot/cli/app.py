@@ -12,7 +12,7 @@ import sys
 import fibsbot.cli.duel  # noqa: F401  registers `duel`
 import fibsbot.cli.moves  # noqa: F401  registers `moves`
 import fibsbot.cli.bench  # noqa: F401  registers `bench`
-from fibsbot.cli.registry import COMMANDS, UserError
+from fibsbot.cli.registry import COMMANDS, UserError, describe_os_error
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -53,6 +53,5 @@ def main(argv: list[str] | None = None) -> int:
         print(f"fibsbot {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except (OSError, UnicodeDecodeError) as exc:  # unreadable files or input that is not UTF-8
-        print(f"fibsbot {args.command}: error: {exc}", file=sys.stderr)
+        print(f"fibsbot {args.command}: error: {describe_os_error(exc)}", file=sys.stderr)
         return 2
-

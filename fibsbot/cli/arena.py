@@ -15,7 +15,12 @@ def _setup(p: argparse.ArgumentParser) -> None:
     p.add_argument("--matches", type=int, default=1, help="matches to play (default 1)")
     p.add_argument("--opponent", default="pubeval",
                    help="sparring bot: pubeval (its moves, our 0-ply cube) or net:NAME@PLY")
-    p.add_argument("--ply", type=int, default=2, choices=[0, 1, 2], help="our search depth (default 2)")
+    p.add_argument("--ply", default="2", choices=["0", "1", "2", "table"],
+                   help="our level: 0, 1 or 2 plies, or table (cubeful 2-ply, a deeper look at close moves; "
+                        "default 2)")
+    p.add_argument("--wait-for-search", action="store_true",
+                   help="on the first run after an install, wait for the search to compile (a few minutes) "
+                        "before the first match, instead of playing at 0-ply until it is ready")
     p.add_argument("--net", default="default", help="our net (default: the shipped one)")
     p.add_argument("--data-dir", help="where matches/, log/ and queue.sqlite go (default: the user's data dir)")
     p.add_argument("--seed", type=int, default=None, help="server dice seed (default: random)")
@@ -42,8 +47,10 @@ def _arena(args: argparse.Namespace) -> int:
     if args.chaos:
         return _chaos(args, progress)
     try:
-        result = asyncio.run(run_arena(args.length, args.matches, args.opponent, args.ply, args.net,
-                                       args.data_dir, args.seed, None if args.json else progress))
+        level = args.ply if args.ply == "table" else int(args.ply)
+        result = asyncio.run(run_arena(args.length, args.matches, args.opponent, level, args.net,
+                                       args.data_dir, args.seed, None if args.json else progress,
+                                       wait_for_search=args.wait_for_search))
     except PlayerSpecError as exc:
         raise UserError(str(exc)) from exc
     if args.json:
@@ -58,6 +65,9 @@ def _chaos(args: argparse.Namespace, progress) -> int:
 
     if not 0.0 <= args.fault_rate <= 1.0:
         raise UserError("--fault-rate must be between 0 and 1")
+    if args.ply == "table":
+        raise UserError("--chaos plays at 0, 1 or 2 plies (the fault test measures records, not strength)")
+    args.ply = int(args.ply)
     result = asyncio.run(run_chaos(args.matches, args.length, args.data_dir, args.seed, args.ply, args.fault_rate,
                                    None if args.json else progress))  # fmt: skip
     if args.json:

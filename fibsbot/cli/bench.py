@@ -8,9 +8,14 @@ import json
 from fibsbot.cli.registry import UserError, command
 
 
+# written out rather than read from fibsbot.bench, whose import loads numba for every
+# command; a test holds this list to the benchmarks registered there
+BENCHMARK_NAMES = ("movegen", "pubeval", "eval", "td", "ply0", "ply2", "table", "rollout", "first_move")
+
+
 def _add_bench_args(p: argparse.ArgumentParser) -> None:
-    # names are checked when the command runs: listing them here would load numba for every command
-    p.add_argument("--only", nargs="*", metavar="NAME", help="run only these benchmarks")
+    p.add_argument("--only", nargs="*", metavar="NAME",
+                   help=f"run only these benchmarks: {', '.join(BENCHMARK_NAMES)} (default: all)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--net", default="default", help="the net the search benchmarks time (default: default)")
 
@@ -20,6 +25,7 @@ def _bench(args: argparse.Namespace) -> int:
     import fibsbot.bench.rollout  # noqa: F401  registers the rollout benchmark
     import fibsbot.bench.search  # noqa: F401  registers the search benchmarks
     import fibsbot.bench.start  # noqa: F401  registers the first-start benchmark
+    import fibsbot.bench.table  # noqa: F401  registers the table level's benchmark
     import fibsbot.bench.speed as speed
     from fibsbot.bench.speed import BENCHMARKS, run_benchmarks
 

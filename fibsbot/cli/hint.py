@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from fibsbot.cli.registry import UserError, command
+from fibsbot.cli.registry import UserError, command, describe_os_error
 
 
 def _setup(p: argparse.ArgumentParser) -> None:
@@ -16,10 +16,22 @@ def _setup(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dice", nargs=2, type=int, metavar=("D1", "D2"), help="the roll; without it, the cube decision")
     p.add_argument("--ply", type=int, default=2, choices=[0, 1, 2], help="search depth (default 2)")
     p.add_argument("--net", default="default", help="net name or path (default: the shipped net)")
+    p.add_argument("--player", metavar="SPEC",
+                   help="the player to ask, net:NAME@LEVEL with LEVEL 0, 1, 2 or table (instead of --net and "
+                        "--ply); the batch honours it for moves and cube decisions")
     p.add_argument("--limit", type=int, default=None, help="show at most this many moves")
     p.add_argument("--json", action="store_true", help="one JSON object per answer")
     p.add_argument("--batch", metavar="FILE",
                    help="lines 'POSITION_ID [MATCH_ID] [D1 D2]' ('-' = stdin); one JSON answer per line")
+
+
+def _open_batch(path: str):
+    if path == "-":
+        return sys.stdin
+    try:
+        return open(path, encoding="utf-8")
+    except OSError as exc:
+        raise UserError(f"--batch {describe_os_error(exc)}") from exc
 
 
 @command("hint", "rank the moves of a roll, or give the cube decision, like gnubg's hint")(_setup)
@@ -28,12 +40,14 @@ def _hint(args: argparse.Namespace) -> int:
     from fibsbot.hint import HintError, format_text, hint, parse_batch_line, parse_request
     from nets.player import load_agent
 
+    stream = _open_batch(args.batch) if args.batch else None  # before the net loads: a bad path fails at once
     try:
-        agent = load_agent(f"net:{args.net}@{args.ply}")
+        if args.player and not args.player.startswith("net:"):
+            raise PlayerSpecError(f"--player {args.player}: hint asks our nets only (net:NAME@LEVEL)")
+        agent = load_agent(args.player or f"net:{args.net}@{args.ply}")
     except PlayerSpecError as exc:
         raise UserError(str(exc)) from exc
-    if args.batch:
-        stream = sys.stdin if args.batch == "-" else open(args.batch, encoding="utf-8")
+    if stream is not None:
         with stream:
             for lineno, line in enumerate(stream, 1):
                 if not line.strip():

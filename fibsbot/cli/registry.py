@@ -27,3 +27,11 @@ def command(name: str, help_text: str):
 
 class UserError(Exception):
     """A mistake in the command line or its input: reported in one line, no traceback."""
+
+
+def describe_os_error(exc: Exception) -> str:
+    """``FILE: no such file or directory`` rather than Python's ``[Errno 2] ...: 'FILE'``."""
+    if isinstance(exc, OSError) and exc.strerror:
+        reason = exc.strerror[0].lower() + exc.strerror[1:]
+        return f"{exc.filename}: {reason}" if exc.filename is not None else reason
+    return str(exc)

@@ -22,7 +22,7 @@ def _report(args: argparse.Namespace) -> int:
     from fibsbot.cli.status import existing_data_dir
     from fibsbot.owner.plots import MissingMatplotlib
     from fibsbot.owner.readers import DataDirError
-    from fibsbot.owner.report import build_report
+    from fibsbot.owner.report import build_report, plural
 
     data_dir = existing_data_dir(args.data_dir)
     if args.analyse < 0:
@@ -31,6 +31,7 @@ def _report(args: argparse.Namespace) -> int:
         result = build_report(data_dir, Path(args.out), analyse=args.analyse, ply=args.ply, net=args.net)
     except (MissingMatplotlib, DataDirError) as exc:
         raise UserError(str(exc)) from exc
-    print(f"report: {result.page} ({len(result.images)} pictures, {result.analysed} matches analysed now"
+    print(f"report: {result.page} ({plural(len(result.images), 'picture')}, "
+          f"{plural(result.analysed, 'match', 'matches')} analysed now"
           + (f", {len(result.skipped)} unreadable: {result.skipped[0]}" if result.skipped else "") + ")")
     return 0

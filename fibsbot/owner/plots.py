@@ -27,12 +27,21 @@ def require_matplotlib():
     return plt
 
 
-def _save(fig, path: Path) -> Path:
+def _counted_axis(ax, first: int, last: int) -> None:
+    """An x axis that counts (matches, lines): whole numbers from ``first`` to ``last``
+    with half a step beside them, so that a single point is not drawn on an axis of
+    fractions around it."""
     from matplotlib.ticker import MaxNLocator
 
-    for ax in fig.axes:
-        if ax.get_xlabel():  # counted axes (match, line): whole numbers only
-            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlim(first - 0.5, last + 0.5)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))
+
+
+def _marker(points: int) -> str | None:
+    return "o" if points < 50 else None  # a few points are seen as points, many as a line
+
+
+def _save(fig, path: Path) -> Path:
     fig.tight_layout()
     fig.savefig(path, dpi=80)
     import matplotlib.pyplot as plt
@@ -42,22 +51,25 @@ def _save(fig, path: Path) -> Path:
 
 
 def results_plot(path: Path, won: Sequence[bool], points: Sequence[tuple[int, int]]) -> Path | None:
-    """Running balance of matches won minus lost and of points, match by match."""
+    """Running balance of matches won minus lost and of points, match by match, from
+    the start (0 matches played), so that even one match draws a line."""
     if not won:
         return None
     plt = require_matplotlib()
     fig, ax = plt.subplots(figsize=(8, 3.2))
-    balance, diff, b, d = [], [], 0, 0
+    balance, diff, b, d = [0], [0], 0, 0
     for w, (ours, theirs) in zip(won, points):
         b += 1 if w else -1
         d += ours - theirs
         balance.append(b)
         diff.append(d)
-    x = range(1, len(won) + 1)
-    ax.plot(x, balance, label="matches won - lost", color="tab:blue")
-    ax.plot(x, diff, label="points won - lost", color="tab:green")
+    x = range(0, len(won) + 1)
+    marker = _marker(len(balance))
+    ax.plot(x, balance, label="matches won - lost", color="tab:blue", marker=marker)
+    ax.plot(x, diff, label="points won - lost", color="tab:green", marker=marker)
     ax.axhline(0, color="grey", linewidth=0.8)
-    ax.set_xlabel("match")
+    ax.set_xlabel("matches played")
+    _counted_axis(ax, 0, len(won))
     ax.set_title(f"Results: {sum(won)} won, {len(won) - sum(won)} lost")
     ax.legend(loc="upper left")
     return _save(fig, path)
@@ -70,9 +82,10 @@ def rating_plot(path: Path, lines: Sequence[dict]) -> Path | None:
     plt = require_matplotlib()
     fig, ax = plt.subplots(figsize=(8, 3.2))
     x = range(1, len(lines) + 1)
-    ax.plot(x, [r["rating"] for r in lines], color="tab:purple", marker="." if len(lines) < 50 else None)
+    ax.plot(x, [r["rating"] for r in lines], color="tab:purple", marker=_marker(len(lines)))
     ax.set_ylabel("rating", color="tab:purple")
     ax.set_xlabel("rating line (as the server reported it)")
+    _counted_axis(ax, 1, len(lines))
     other = ax.twinx()
     other.plot(x, [r.get("experience") or 0 for r in lines], color="tab:orange", linestyle="--")
     other.set_ylabel("experience", color="tab:orange")
@@ -93,6 +106,7 @@ def per_match_plot(path: Path, title: str, ylabel: str, ours: Sequence[float], t
         ax.plot(x, values, marker="o", markersize=3, color=colour, label=f"{name} (mean {mean:.1f})")
         ax.axhline(mean, color=colour, linewidth=0.8, linestyle=":")
     ax.set_xlabel("analysed match")
+    _counted_axis(ax, 1, len(ours))
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.legend(loc="upper left")

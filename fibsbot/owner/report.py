@@ -27,6 +27,12 @@ from fibsbot.owner.status import collect_status, format_status
 
 log = structlog.get_logger("fibsbot.owner")
 WORST_OURS, WORST_THEIRS = 15, 10
+# the table shows equity lost to three places: a smaller loss would be listed as 0.000
+LEAST_LISTED_LOSS = 0.0005
+
+
+def plural(count: int, noun: str, nouns: str | None = None) -> str:
+    return f"{count} {noun if count == 1 else nouns or noun + 's'}"
 
 
 @dataclass
@@ -76,7 +82,8 @@ def _decision_rows(items: list[tuple[MatchAnalysis, Decision]], match_play_units
 
 
 def _worst(analyses: list[MatchAnalysis], ours: bool, count: int) -> list[tuple[MatchAnalysis, Decision]]:
-    found = [(a, d) for a in analyses for d in a.decisions if (d.player == 0) == ours and d.loss > 0]
+    found = [(a, d) for a in analyses for d in a.decisions
+             if (d.player == 0) == ours and d.loss >= LEAST_LISTED_LOSS]
     return sorted(found, key=lambda item: (item[1].cost, item[1].loss), reverse=True)[:count]
 
 
@@ -116,7 +123,7 @@ def build_report(data_dir: Path, out_dir: Path, *, analyse: int = 5, ply: int = 
     page = _PAGE.format(
         generated=dt.datetime.now().strftime("%Y-%m-%d %H:%M"), data_dir=html.escape(str(data_dir)),
         status=html.escape(format_status(status)), sections="\n".join(sections),
-        analysed=len(analyses), depth=", ".join(depth) or "-",
+        analysed=plural(len(analyses), "match", "matches"), depth=", ".join(depth) or "-",
         ours=_decision_rows(_worst(analyses, True, WORST_OURS), match_play, len(analyses)),
         theirs=_decision_rows(_worst(analyses, False, WORST_THEIRS), match_play, len(analyses)))
     result.page.write_text(page, encoding="utf-8")
@@ -140,7 +147,7 @@ td:last-child {{ font-family: monospace; }}
 <pre>{status}</pre>
 {sections}
 <h2>Our worst decisions</h2>
-<p>{analysed} matches analysed ({depth}); equity lost is normalised to the cube (EMG), MWC lost the match
+<p>{analysed} analysed ({depth}); equity lost is normalised to the cube (EMG), MWC lost the match
 winning chances given away. Paste the Position ID and Match ID into GNU Backgammon (Edit, Paste) to see the position.</p>
 {ours}
 <h2>The opponents' worst decisions</h2>

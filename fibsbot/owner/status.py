@@ -140,7 +140,8 @@ def format_status(status: dict) -> str:
                  + (f"; {status['unfinished']} unfinished" if status["unfinished"] else ""))
     for length, row in t["by_length"].items():
         name = "unlimited" if length == "0" else f"{length}-point"
-        lines.append(f"  {name:>10}: {row['matches']} matches, won {row['won']}, lost {row['lost']}, "
+        matches = f"{row['matches']} match" + ("es" if row["matches"] != 1 else "")
+        lines.append(f"  {name:>10}: {matches}, won {row['won']}, lost {row['lost']}, "
                      f"points {row['points_won']}-{row['points_lost']}")
     rating = status["rating"]
     lines.append("rating: none seen yet" if rating is None else
