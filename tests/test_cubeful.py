@@ -24,13 +24,12 @@ from engine.position import Position
 from engine.search import ROLL_WEIGHTS, choose_replies
 from engine.selfplay_sample import sample_positions
 from tests.board_builder import make_board
+from tests.tiny_net import tiny_evaluator
 
 
 @pytest.fixture(scope="module")
 def agent() -> Agent:
-    contact = Net.create("gnubg5", "contact", 16, seed=5, scale=0.3)
-    race = Net.create("gnubg5", "race", 8, seed=6, scale=0.3)
-    return Agent(Evaluator(contact, race, name="tiny"), ply=2)
+    return Agent(tiny_evaluator(), ply=2)
 
 
 def contact_positions(count: int, seed: int = 21) -> list[np.ndarray]:

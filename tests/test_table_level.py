@@ -10,18 +10,16 @@ from engine.cubeful import cube_equities, move_equities
 from engine.duel import play_player_pairs
 from engine.evaluator import Evaluator
 from engine.ids import MatchState
-from engine.net import Net
 from engine.players import PubevalPlayer
 from engine.position import Position
 from engine.selfplay_sample import sample_positions
 from engine.table import CLOSE_MOVE
+from tests.tiny_net import tiny_evaluator
 
 
 @pytest.fixture(scope="module")
 def evaluator() -> Evaluator:
-    contact = Net.create("gnubg5", "contact", 16, seed=5, scale=0.3)
-    race = Net.create("gnubg5", "race", 8, seed=6, scale=0.3)
-    return Evaluator(contact, race, name="tiny")
+    return tiny_evaluator()
 
 
 def contact_samples(count: int, seed: int = 31):
