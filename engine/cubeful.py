@@ -79,6 +79,12 @@ def cash_value(view: CubeView) -> float:
     return float(view.cube) if view.money else view.mwc(ME, view.cube, winner=ME)
 
 
+def other_sides_probs(probs: np.ndarray) -> np.ndarray:
+    """Each row's five probabilities for the other side (``engine.cube.invert_probabilities``
+    over many rows)."""
+    return np.stack([1.0 - probs[:, 0], probs[:, 3], probs[:, 4], probs[:, 1], probs[:, 2]], axis=1)
+
+
 def _other_side(values: np.ndarray, money: bool) -> np.ndarray:
     return -values if money else 1.0 - values
 
@@ -109,7 +115,7 @@ class CubefulTree:
         replies = replies.reshape(-1, 2, 25)
         mover = reply_probs.reshape(-1, 5).astype(np.float64)
         over = replies[:, 0].sum(axis=1) == 0
-        child_probs = np.stack([1.0 - mover[:, 0], mover[:, 3], mover[:, 4], mover[:, 1], mover[:, 2]], axis=1)
+        child_probs = other_sides_probs(mover)
         return _Level(replies[:, ::-1], child_probs, over), live
 
     def values(self, boards, probs, views: list[CubeView], plies: int, *, decide_at_root: bool,
@@ -234,7 +240,7 @@ def move_equities(tree: CubefulTree, candidates, mover_probs, state: MatchState 
     state = CUBELESS_MONEY if state is None else state
     candidates = np.asarray(candidates, np.int8).reshape(-1, 2, 25)
     mover = np.asarray(mover_probs, np.float64).reshape(-1, 5)
-    theirs = np.stack([1.0 - mover[:, 0], mover[:, 3], mover[:, 4], mover[:, 1], mover[:, 2]], axis=1)
+    theirs = other_sides_probs(mover)
     view = CubeView.of(state)
     values = tree.values(candidates[:, ::-1], theirs, [flip_view(view)], plies, decide_at_root=True,
                          cubeless=cubeless)[:, 0]

@@ -78,7 +78,7 @@ def hint(agent: Agent, request: HintRequest, limit: int | None = None) -> dict:
                 "probs": [round(p, 6) for p in ranked.probs],
                 "ply": ranked.ply,
             })
-        answer = {"player": getattr(agent, "name", None), "dice": list(request.dice), "ply": agent.ply,
+        answer = {"player": agent.name, "dice": list(request.dice), "ply": agent.ply,
                   "moves": moves}
         if agent.ply > 0:
             answer["filters"] = [float(f) for f in agent.filters]  # (k1, w1, k2, w2): see filter_note
@@ -92,7 +92,7 @@ def hint(agent: Agent, request: HintRequest, limit: int | None = None) -> dict:
         me = as_player0(state, state.on_roll)
         decision = agent.double_decision(board, me)
         kind = "double"
-    return {"player": getattr(agent, "name", None), "decision": kind, "action": decision.action, "ply": agent.ply,
+    return {"player": agent.name, "decision": kind, "action": decision.action, "ply": agent.ply,
             "equities": {k: round(float(v), 6) for k, v in decision.equities.items()},
             "probs": [round(float(p), 6) for p in decision.probs]}
 

@@ -226,6 +226,7 @@ class RecordingAgent:
 
     calls: list[tuple] = field(default_factory=list)
     ply: int = 0
+    name: str = "recording"
 
     def choose_move(self, board, d1: int, d2: int, state: MatchState):
         self.calls.append(("move", np.array(board), state, (d1, d2)))
