@@ -40,8 +40,8 @@ from typing import Any, Callable, Protocol
 
 import numpy as np
 
-from engine.ids import CENTRED, MatchState, MatchStateError
-from engine.notation import format_gnubg
+from engine.rules.ids import CENTRED, MatchState, MatchStateError
+from engine.rules.notation import format_gnubg
 from fibsbot.protocol.board import UNLIMITED, BoardLineError, parse_board_line
 
 REQUEST_END = b"\0"
@@ -53,7 +53,7 @@ class ExternalRequestError(ValueError):
 
 
 class Decider(Protocol):
-    """The part of ``engine.agent.Agent`` the external player uses."""
+    """The part of ``engine.players.agent.Agent`` the external player uses."""
 
     def choose_move(self, board: np.ndarray, d1: int, d2: int, state: MatchState) -> Any: ...
     def double_decision(self, board: np.ndarray, state: MatchState) -> Any: ...

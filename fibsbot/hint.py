@@ -11,11 +11,11 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from engine.agent import Agent
-from engine.ids import CENTRED, MatchState, board_from_position_id, match_state_from_id, parse_xgid, position_id
-from engine.moves import check_dice
-from engine.notation import format_gnubg
-from engine.position import Position
+from engine.players.agent import Agent
+from engine.rules.ids import CENTRED, MatchState, board_from_position_id, match_state_from_id, parse_xgid, position_id
+from engine.rules.moves import check_dice
+from engine.rules.notation import format_gnubg
+from engine.rules.position import Position
 
 
 class HintError(ValueError):

@@ -1,11 +1,11 @@
 """A quick first start: the search is compiled in a child process while the bot plays.
 
-numba compiles the whole n-ply search (``engine.search.rank_candidates`` and all it
+numba compiles the whole n-ply search (``engine.search.nply.rank_candidates`` and all it
 calls) the first time a searching agent decides anything: half a minute of CPU and
 a few hundred MB on a fresh install, before the first move.  So at start, when the
 search has not yet been compiled for this code, the daemon and the arena start
 ``python -m fibsbot.warmup`` (nice'd), which compiles it into numba's on-disk cache
-and writes a marker; meanwhile the agent plays at 0-ply on ``engine.static`` (a few
+and writes a marker; meanwhile the agent plays at 0-ply on ``engine.eval.static`` (a few
 seconds to compile).  Once the child has finished, the agent's next decision loads
 the search from the cache and plays at its configured depth.
 
@@ -56,7 +56,7 @@ def marker_dir() -> Path:
     numba_dir = os.environ.get("NUMBA_CACHE_DIR")
     if numba_dir:
         return Path(numba_dir)
-    from engine.bearoff import cache_dir
+    from engine.eval.bearoff import cache_dir
 
     return cache_dir()
 
@@ -183,10 +183,10 @@ def warm(agent_spec: str) -> None:
     sparring bot decides its cube with one)."""
     import numpy as np
 
-    from engine.position import Position
+    from engine.rules.position import Position
     from nets.player import load_agent
 
-    from engine.ids import MatchState
+    from engine.rules.ids import MatchState
 
     board = np.ascontiguousarray(Position.initial().board)
     # the cubeful lookahead compiles apart for money and for a match (gammon values)

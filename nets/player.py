@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.agent import Agent
-from engine.evaluator import Evaluator
-from engine.players import PlayerSpecError, register_player
+from engine.players.agent import Agent
+from engine.eval.evaluator import Evaluator
+from engine.players.registry import PlayerSpecError, register_player
 
 NETS_DIR = Path(__file__).resolve().parent
 DEFAULT_NET = "default"

@@ -15,7 +15,7 @@ import datetime as dt
 import os
 from pathlib import Path
 
-from engine.evaluator import Evaluator
+from engine.eval.evaluator import Evaluator
 
 NET_FILE = "net.npz"
 

@@ -21,7 +21,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.net import cubeless_equities  # noqa: E402
+from engine.eval.net import cubeless_equities  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:

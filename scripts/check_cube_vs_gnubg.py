@@ -5,7 +5,7 @@ Positions come from self-play of our default net (0-ply, seeded dice), kept when
 cube decision is plausible (our net's or gnubg's 0-ply winning chance for the side
 on roll between 0.55 and 0.95), and each is given one of several match scores and
 cube states in turn.  gnubg (``/usr/games/gnubg``) answers ``hint`` for each at the
-chosen ply; we decide with ``engine.cube`` from three probability sources:
+chosen ply; we decide with ``engine.cube.decision`` from three probability sources:
 
 * ``net``: our default net at 0-ply (what the bot plays with);
 * ``gnubg-nn``: gnubg's own 0-ply nets in-process (PyPI gnubg-nn), which separates
@@ -39,12 +39,12 @@ import numpy as np
 # run from a checkout without installing: make the repository root importable
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.cube import DOUBLE_DROP, DOUBLE_TAKE, NO_DOUBLE, TOO_GOOD, cube_decision, cube_life  # noqa: E402
-from engine.dice import game_seed, opening_roll, roll  # noqa: E402
-from engine.evaluator import Evaluator, best_candidate  # noqa: E402
-from engine.ids import CENTRED, MatchState, position_id, xgid  # noqa: E402
-from engine.moves import MoveBuffers, generate_moves  # noqa: E402
-from engine.position import Position  # noqa: E402
+from engine.cube.decision import DOUBLE_DROP, DOUBLE_TAKE, NO_DOUBLE, TOO_GOOD, cube_decision, cube_life  # noqa: E402
+from engine.rules.dice import game_seed, opening_roll, roll  # noqa: E402
+from engine.eval.evaluator import Evaluator, best_candidate  # noqa: E402
+from engine.rules.ids import CENTRED, MatchState, position_id, xgid  # noqa: E402
+from engine.rules.moves import MoveBuffers, generate_moves  # noqa: E402
+from engine.rules.position import Position  # noqa: E402
 
 GNUBG = Path("/usr/games/gnubg")
 ProbabilitySource = Callable[[np.ndarray], np.ndarray]
@@ -178,7 +178,7 @@ _PROPER = re.compile(r"Proper cube action:\s*([^(\n]+?)\s*(?:\(|$)", re.MULTILIN
 
 @dataclass
 class GnubgCube:
-    action: str  # one of engine.cube.ACTIONS, or "unavailable"
+    action: str  # one of engine.cube.decision.ACTIONS, or "unavailable"
     take: bool | None
     optional: bool
     text: str
@@ -390,7 +390,7 @@ def main(argv: list[str] | None = None) -> int:
     evaluator = Evaluator.load(resolve_net_path(args.net))
     sources = None
     if args.our_ply:
-        from engine.agent import Agent
+        from engine.players.agent import Agent
 
         agent = Agent(evaluator, ply=args.our_ply)
         sources = {f"net@{args.our_ply}": lambda board: agent.probabilities(np.ascontiguousarray(board, np.int8))}

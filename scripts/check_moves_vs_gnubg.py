@@ -20,8 +20,8 @@ from pathlib import Path
 # run from a checkout without installing: make the repository root importable
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.moves import MoveBuffers  # noqa: E402
-from engine.selfplay_sample import KINDS, SELFPLAY_PLAYERS, sample_positions, position_kinds  # noqa: E402
+from engine.rules.moves import MoveBuffers  # noqa: E402
+from engine.rollout.selfplay_sample import KINDS, SELFPLAY_PLAYERS, sample_positions, position_kinds  # noqa: E402
 
 SHOW_MISMATCHES = 10
 
@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="self-play players to alternate between (default: all)")
     args = parser.parse_args(argv)
     try:
-        from engine.gnubg_oracle import compare_moves
+        from engine.rules.gnubg_oracle import compare_moves
     except ImportError as exc:
         print(f"check_moves_vs_gnubg: error: {exc} (pip install gnubg-nn)", file=sys.stderr)
         return 2

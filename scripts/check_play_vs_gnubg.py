@@ -24,11 +24,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.moves import MoveBuffers, apply_steps, generate_moves  # noqa: E402
-from engine.notation import parse_gnubg  # noqa: E402
-from engine.players import GnubgPlayer  # noqa: E402
-from engine.position import classify  # noqa: E402
-from engine.selfplay_sample import sample_positions  # noqa: E402
+from engine.rules.moves import MoveBuffers, apply_steps, generate_moves  # noqa: E402
+from engine.rules.notation import parse_gnubg  # noqa: E402
+from engine.players.registry import GnubgPlayer  # noqa: E402
+from engine.rules.position import classify  # noqa: E402
+from engine.rollout.selfplay_sample import sample_positions  # noqa: E402
 from fibsbot.bench.search import GNUBG, board_line, gnubg_move_server  # noqa: E402
 from nets.player import load_agent  # noqa: E402
 

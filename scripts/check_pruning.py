@@ -19,8 +19,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.agent import Agent  # noqa: E402
-from engine.evaluator import Evaluator  # noqa: E402
+from engine.players.agent import Agent  # noqa: E402
+from engine.eval.evaluator import Evaluator  # noqa: E402
 from fibsbot.bench.search import decision_positions  # noqa: E402
 from nets.player import resolve_net_path  # noqa: E402
 

@@ -14,8 +14,8 @@ Open Sage counts plies as XG does: its 3-ply is gnubg's 2-ply.
 
 from __future__ import annotations
 
-from engine.cube import DOUBLE_DROP, DOUBLE_TAKE
-from engine.ids import parse_xgid
+from engine.cube.decision import DOUBLE_DROP, DOUBLE_TAKE
+from engine.rules.ids import parse_xgid
 
 REFEREE = "bgsage@3 (cubeful)"
 

@@ -20,10 +20,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import nets.player  # noqa: E402,F401  registers net:NAME with the engine's players
-from engine.duel import play_player_pairs  # noqa: E402
-from engine.parallel import split_range  # noqa: E402
-from engine.players import make_player  # noqa: E402
-from engine.position import Phase, classify  # noqa: E402
+from engine.rollout.duel import play_player_pairs  # noqa: E402
+from engine.rollout.parallel import split_range  # noqa: E402
+from engine.players.registry import make_player  # noqa: E402
+from engine.rules.position import Phase, classify  # noqa: E402
 
 CLASSES = {"contact": {Phase.CONTACT}, "crashed": {Phase.CRASHED}, "race": {Phase.RACE, Phase.BEAROFF}}
 

@@ -24,10 +24,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.dice import game_seed  # noqa: E402
-from engine.game import play_game  # noqa: E402
-from engine.moves import MoveBuffers  # noqa: E402
-from engine.players import make_player  # noqa: E402
+from engine.rules.dice import game_seed  # noqa: E402
+from engine.rollout.game import play_game  # noqa: E402
+from engine.rules.moves import MoveBuffers  # noqa: E402
+from engine.players.registry import make_player  # noqa: E402
 from nets.player import load_agent  # noqa: E402
 from nets.train.candidates import FILTER_KEEP, FILTER_WINDOW, filter_candidates  # noqa: E402
 

@@ -32,11 +32,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.moves import MoveBuffers, generate_moves  # noqa: E402
-from engine.players import GnubgPlayer  # noqa: E402
-from engine.position import Position, position_id  # noqa: E402
-from engine.rollout import ROLLOUT_PRUNE_KEEP, rollout_position  # noqa: E402
-from engine.selfplay_sample import sample_positions  # noqa: E402
+from engine.rules.moves import MoveBuffers, generate_moves  # noqa: E402
+from engine.players.registry import GnubgPlayer  # noqa: E402
+from engine.rules.position import Position, position_id  # noqa: E402
+from engine.rollout.cubeless import ROLLOUT_PRUNE_KEEP, rollout_position  # noqa: E402
+from engine.rollout.selfplay_sample import sample_positions  # noqa: E402
 from nets.player import load_agent  # noqa: E402
 
 TOP = 3  # the best of our 2-ply ranking rolled out beside the players' choices

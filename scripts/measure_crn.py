@@ -17,9 +17,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.moves import MoveBuffers, generate_moves  # noqa: E402
-from engine.rollout import rollout_position  # noqa: E402
-from engine.selfplay_sample import sample_positions  # noqa: E402
+from engine.rules.moves import MoveBuffers, generate_moves  # noqa: E402
+from engine.rollout.cubeless import rollout_position  # noqa: E402
+from engine.rollout.selfplay_sample import sample_positions  # noqa: E402
 from nets.player import load_agent  # noqa: E402
 
 

@@ -19,8 +19,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.evaluator import Evaluator  # noqa: E402
-from engine.parallel import map_chunks, split_range  # noqa: E402
+from engine.eval.evaluator import Evaluator  # noqa: E402
+from engine.rollout.parallel import map_chunks, split_range  # noqa: E402
 from nets.player import resolve_net_path  # noqa: E402
 from nets.train.harvest import load_harvest  # noqa: E402
 from nets.train.labellers import rollout_labels  # noqa: E402

@@ -17,8 +17,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.net import cubeless_equities  # noqa: E402
-from engine.rollout import ROLLOUT_PRUNE_KEEP, rollout_position  # noqa: E402
+from engine.eval.net import cubeless_equities  # noqa: E402
+from engine.rollout.cubeless import ROLLOUT_PRUNE_KEEP, rollout_position  # noqa: E402
 from fibsbot.bench.search import decision_positions  # noqa: E402
 from nets.player import load_agent  # noqa: E402
 from nets.train.labellers import LabellerError, parse_labeller  # noqa: E402

@@ -1,5 +1,5 @@
 """An independent reference for the bearoff tests: pure-Python move lists and an exact
-rational dynamic programme, written apart from ``engine.bearoff_gen`` so that the two
+rational dynamic programme, written apart from ``engine.eval.bearoff_gen`` so that the two
 can only agree by being right."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 from fractions import Fraction
 from functools import lru_cache
 
-from engine.bearoff_gen import MAX_ROLLS
+from engine.eval.bearoff_gen import MAX_ROLLS
 
 ROLLS = [(a, b) for a in range(1, 7) for b in range(1, a + 1)]
 WEIGHT = {(a, b): Fraction(1 if a == b else 2, 36) for a, b in ROLLS}

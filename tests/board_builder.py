@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.moves import legal_moves
-from engine.position import Position
+from engine.rules.moves import legal_moves
+from engine.rules.position import Position
 
 BAR_POINT = 25
 

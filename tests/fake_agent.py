@@ -1,4 +1,4 @@
-"""A tiny stand-in for ``engine.agent.Agent``: first legal move, fixed cube answers.
+"""A tiny stand-in for ``engine.players.agent.Agent``: first legal move, fixed cube answers.
 
 It has the agent's methods and signatures and records every call, so tests can
 check what the bot asked (board from our view, match state with us as player 0).
@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.ids import MatchState
-from engine.moves import MoveBuffers, generate_moves, steps_to_move
+from engine.rules.ids import MatchState
+from engine.rules.moves import MoveBuffers, generate_moves, steps_to_move
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,9 @@ import asyncio
 import random
 import re
 
-from engine.moves import legal_moves
-from engine.notation import format_fibs, parse_fibs
-from engine.position import Position
+from engine.rules.moves import legal_moves
+from engine.rules.notation import format_fibs, parse_fibs
+from engine.rules.position import Position
 from fibsbot.protocol.board import X, FibsBoard
 from fibsbot.protocol.match.state import apply_steps
 

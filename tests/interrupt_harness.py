@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.moves import MoveBuffers, generate_moves, steps_to_move
+from engine.rules.moves import MoveBuffers, generate_moves, steps_to_move
 from fibsbot.arena.audit import Audit, audit_match, guessed_moves, unrecoverable_games
 from fibsbot.protocol.match.driver import MatchDriver
 from fibsbot.protocol.match.outputs import DecisionRequest, Send, Wait, consult

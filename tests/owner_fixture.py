@@ -14,10 +14,10 @@ from typing import Callable
 
 import numpy as np
 
-from engine.cube import may_double
-from engine.ids import CENTRED, MatchState
-from engine.moves import legal_moves
-from engine.position import Position, game_result
+from engine.cube.decision import may_double
+from engine.rules.ids import CENTRED, MatchState
+from engine.rules.moves import legal_moves
+from engine.rules.position import Position, game_result
 from fibsbot.owner.live import OwnerRecords, record_retrain
 from fibsbot.records.journal import MatchJournal
 from fibsbot.records.queue import Disagreement, TrainingQueue
@@ -99,7 +99,7 @@ def make_data_dir(root: Path, matches: int = 3, seed: int = 5, with_owner_files:
             owner.rating(rating, experience)
         owner.started(server="127.0.0.1", port=4321, agent="net:default@2")
         owner.stopped()
-        from engine.evaluator import Evaluator
+        from engine.eval.evaluator import Evaluator
         from nets.player import resolve_net_path
         from nets.store import NetStore
 

@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.ids import CENTRED, MatchState
-from engine.moves import legal_moves
-from engine.position import Position
+from engine.rules.ids import CENTRED, MatchState
+from engine.rules.moves import legal_moves
+from engine.rules.position import Position
 
 US, THEM = 0, 1
 # the middle-game position of most requests, the side on roll first; and a race
@@ -222,7 +222,7 @@ def assert_state(state: MatchState, expected: Expected) -> None:
 
 @dataclass
 class RecordingAgent:
-    """Stands in for ``engine.agent.Agent``: records what each decision was handed."""
+    """Stands in for ``engine.players.agent.Agent``: records what each decision was handed."""
 
     calls: list[tuple] = field(default_factory=list)
     ply: int = 0

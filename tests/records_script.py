@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.notation import format_fibs
-from engine.position import Position
+from engine.rules.notation import format_fibs
+from engine.rules.position import Position
 from fibsbot.protocol.board import FibsBoard, parse_board_line
 from fibsbot.protocol.match.driver import MatchDriver
 from fibsbot.protocol.match.outputs import Send

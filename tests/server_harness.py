@@ -9,8 +9,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from engine.moves import legal_moves
-from engine.notation import format_fibs
+from engine.rules.moves import legal_moves
+from engine.rules.notation import format_fibs
 from fibsbot.protocol.board import FibsBoard
 from fibsbot.protocol.parser import (
     Board, ClipParser, DoubleRejected, Event, GameEnd, JoinNextGamePrompt, MatchEnd, NewGame,

@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import strategies as st
 
-from engine.ids import CENTRED, GameState, MatchState, Resignation
-from engine.position import BAR, NUM_CHECKERS
+from engine.rules.ids import CENTRED, GameState, MatchState, Resignation
+from engine.rules.position import BAR, NUM_CHECKERS
 
 ALL_COLUMNS = tuple(range(BAR + 1))
 

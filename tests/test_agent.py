@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.agent import MONEY_WEIGHTS, Agent, gammon_weights
-from engine.ids import MatchState
-from engine.position import Position
+from engine.players.agent import MONEY_WEIGHTS, Agent, gammon_weights
+from engine.rules.ids import MatchState
+from engine.rules.position import Position
 from nets.player import load_agent
 
 

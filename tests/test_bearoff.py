@@ -18,12 +18,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine import bearoff
-from engine.bearoff import BearoffDB, bearoff_probabilities, cache_dir, load_bearoff_db
-from engine.bearoff import race_probabilities
-from engine.bearoff_gen import MAX_ROLLS, NUM_POSITIONS, all_bearoff_positions, bearoff_indices
-from engine.bearoff_gen import gnubg_fixed_point_tables, read_gnubg_one_sided
-from engine.position import has_contact
+from engine.eval import bearoff
+from engine.eval.bearoff import BearoffDB, bearoff_probabilities, cache_dir, load_bearoff_db
+from engine.eval.bearoff import race_probabilities
+from engine.eval.bearoff_gen import MAX_ROLLS, NUM_POSITIONS, all_bearoff_positions, bearoff_indices
+from engine.eval.bearoff_gen import gnubg_fixed_point_tables, read_gnubg_one_sided
+from engine.rules.position import has_contact
 from tests.bearoff_reference import ROLLS, WEIGHT, exact_off, py_successors
 
 try:
@@ -220,7 +220,7 @@ def test_probabilities_are_consistent(db, positions):
 
 def test_missing_cache_is_generated_and_written_atomically(db, tmp_path, caplog):
     start = time.perf_counter()
-    with caplog.at_level(logging.WARNING, logger="engine.bearoff"):
+    with caplog.at_level(logging.WARNING, logger="engine.eval.bearoff"):
         fresh = load_bearoff_db(tmp_path)  # numba already compiled by the session fixture
     assert time.perf_counter() - start < 10.0  # about 2.5 s here, writing included
     assert "missing" in caplog.text and np.array_equal(fresh.off, db.off)
@@ -243,7 +243,7 @@ def test_corrupt_cache_is_regenerated(db, cache_root, tmp_path, caplog, damage):
         np.savez_compressed(path, off=off, first=db.first, sha256=stale)
     else:
         path.write_bytes(good[: len(good) // 2] if damage == "truncate" else b"not a zip")
-    with caplog.at_level(logging.WARNING, logger="engine.bearoff"):
+    with caplog.at_level(logging.WARNING, logger="engine.eval.bearoff"):
         fresh = load_bearoff_db(tmp_path)
     assert "regenerating" in caplog.text
     assert np.array_equal(fresh.off, db.off) and np.array_equal(fresh.first, db.first)

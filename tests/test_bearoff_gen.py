@@ -1,4 +1,4 @@
-"""The bearoff database's ranking and move generation (``engine.bearoff_gen``) against
+"""The bearoff database's ranking and move generation (``engine.eval.bearoff_gen``) against
 an independent pure-Python reference and GNU Backgammon's numbering."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from engine.bearoff_gen import NUM_POSITIONS, all_bearoff_positions, bearoff_index, bearoff_indices
-from engine.bearoff_gen import bearoff_position, bearoff_successors
+from engine.eval.bearoff_gen import NUM_POSITIONS, all_bearoff_positions, bearoff_index, bearoff_indices
+from engine.eval.bearoff_gen import bearoff_position, bearoff_successors
 from tests.bearoff_reference import ROLLS, py_successors
 
 try:

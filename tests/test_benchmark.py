@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 import fibsbot.cli.benchmark  # noqa: F401  registers `benchmark` and `benchmark-build`
-from engine.cube import cube_decision, cube_life
-from engine.ids import MatchState, board_from_position_id, match_id, match_state_from_id, position_id
-from engine.moves import MoveBuffers, generate_moves, legal_moves
-from engine.notation import format_gnubg, parse_gnubg
-from engine.position import Position
+from engine.cube.decision import cube_decision, cube_life
+from engine.rules.ids import MatchState, board_from_position_id, match_id, match_state_from_id, position_id
+from engine.rules.moves import MoveBuffers, generate_moves, legal_moves
+from engine.rules.notation import format_gnubg, parse_gnubg
+from engine.rules.position import Position
 from fibsbot.cli import main
 from nets.train.benchmark.build import arena_decisions, build_benchmark
 from nets.train.benchmark.players import make_player, score_spec

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import fibsbot.cli.benchmark  # noqa: F401  registers `benchmark` and `benchmark-build`
-from engine.ids import board_from_position_id, position_id
-from engine.moves import MoveBuffers, generate_moves
+from engine.rules.ids import board_from_position_id, position_id
+from engine.rules.moves import MoveBuffers, generate_moves
 from fibsbot.cli import main
 from nets.train.benchmark.build import build_benchmark
 from nets.train.benchmark.labelling import labeller_levels, mover_equities, place_unscored

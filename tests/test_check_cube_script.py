@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.cube import DOUBLE_DROP, DOUBLE_TAKE, NO_DOUBLE, TOO_GOOD
+from engine.cube.decision import DOUBLE_DROP, DOUBLE_TAKE, NO_DOUBLE, TOO_GOOD
 from tests.gnubg_cli import require_gnubg
 
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "check_cube_vs_gnubg.py"

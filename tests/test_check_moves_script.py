@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-oracle = pytest.importorskip("engine.gnubg_oracle", reason="gnubg-nn not installed: pip install -e '.[test]'")
+oracle = pytest.importorskip("engine.rules.gnubg_oracle", reason="gnubg-nn not installed: pip install -e '.[test]'")
 
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "check_moves_vs_gnubg.py"
 

@@ -78,7 +78,7 @@ def test_moves_lists_the_16_results_of_the_opening_31():
 
 
 def test_moves_reports_a_blocked_roll():
-    from engine.ids import position_id
+    from engine.rules.ids import position_id
     from tests.board_builder import make_board, opponent_holds
 
     board = make_board({25: 1, 13: 5}, opponent_holds(19, 20, 21, 22, 23, 24))

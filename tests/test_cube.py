@@ -1,4 +1,4 @@
-"""engine.cube: Janowski cubeful equities and gnubg's cube actions, money and match.
+"""engine.cube.decision: Janowski cubeful equities and gnubg's cube actions, money and match.
 
 Hand calculations use gammonless races, where Janowski's live cube has its take
 point at 20% and cash point at 80%; cubeful = (1 - x) dead + x live.
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from engine.cube import (
+from engine.cube.decision import (
     CONTACT_CUBE_LIFE,
     DOUBLE_DROP,
     DOUBLE_TAKE,
@@ -24,9 +24,9 @@ from engine.cube import (
     may_double,
     should_take,
 )
-from engine.ids import CENTRED, MatchState
-from engine.met import match_winning_chance
-from engine.position import Position
+from engine.rules.ids import CENTRED, MatchState
+from engine.cube.met import match_winning_chance
+from engine.rules.position import Position
 
 MONEY = MatchState(jacoby=False)
 

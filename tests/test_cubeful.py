@@ -1,4 +1,4 @@
-"""engine.cubeful: cubeful values n plies deep, checked against a plain recursion.
+"""engine.cube.cubeful: cubeful values n plies deep, checked against a plain recursion.
 
 The tree evaluates a whole level at once and carries every cube position down in
 one pass; the reference below walks one node at a time, the way gnubg's
@@ -11,18 +11,18 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.agent import Agent
-from engine.cube import cube_decision, cube_life, may_double
-from engine.cubeful import CubefulTree, cash_value, cube_equities, flip_view, reply_weights, view_may_double
-from engine.evaluator import Evaluator
-from engine.ids import CENTRED, MatchState
-from engine.janowski import cubeful
-from engine.met import ME, THEM, CubeView, cubeless_mwc, mwc_to_equity
-from engine.moves import MoveBuffers
-from engine.net import Net
-from engine.position import Position
-from engine.search import ROLL_WEIGHTS, choose_replies
-from engine.selfplay_sample import sample_positions
+from engine.players.agent import Agent
+from engine.cube.decision import cube_decision, cube_life, may_double
+from engine.cube.cubeful import CubefulTree, cash_value, cube_equities, flip_view, reply_weights, view_may_double
+from engine.eval.evaluator import Evaluator
+from engine.rules.ids import CENTRED, MatchState
+from engine.cube.janowski import cubeful
+from engine.cube.met import ME, THEM, CubeView, cubeless_mwc, mwc_to_equity
+from engine.rules.moves import MoveBuffers
+from engine.eval.net import Net
+from engine.rules.position import Position
+from engine.search.nply import ROLL_WEIGHTS, choose_replies
+from engine.rollout.selfplay_sample import sample_positions
 from tests.board_builder import make_board
 from tests.tiny_net import tiny_evaluator
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.ids import parse_xgid
+from engine.rules.ids import parse_xgid
 from nets.player import load_agent
 
 # XGID, gnubg's proper action, its no double and double/take equities

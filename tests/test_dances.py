@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.position import Position
+from engine.rules.position import Position
 from nets.train.dances import dance_positions
 from tests.board_builder import make_board
 

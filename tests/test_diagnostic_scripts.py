@@ -22,8 +22,8 @@ def _load(name: str):
 def test_gap_by_class_hands_exactly_one_class_to_gnubg(monkeypatch, capsys):
     pytest.importorskip("gnubg_nn", reason="gnubg-nn not installed")
     script = _load("gap_by_class")
-    from engine.moves import MoveBuffers, generate_moves
-    from engine.position import Phase, Position
+    from engine.rules.moves import MoveBuffers, generate_moves
+    from engine.rules.position import Phase, Position
 
     hybrid = script.Hybrid("default", script.CLASSES["race"])
     calls = []
@@ -74,8 +74,8 @@ def test_rollout_prune_accuracy_reports_both_plays_and_their_difference(monkeypa
 
 def test_harvest_vs_opponent_keeps_the_filtered_candidates_of_the_nets_decisions(tmp_path):
     script = _load("harvest_vs_opponent")
-    from engine.moves import MoveBuffers, generate_moves
-    from engine.position import Position
+    from engine.rules.moves import MoveBuffers, generate_moves
+    from engine.rules.position import Position
     from nets.train.candidates import FILTER_WINDOW
 
     net = script.RecordingNet("default", 12, FILTER_WINDOW)

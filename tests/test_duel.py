@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import engine.duel
-import engine.game
-from engine.dice import game_seed
-from engine.duel import play_pairs, run_duel, summarize
-from engine.game import play_game, play_kernel_game
-from engine.moves import MoveBuffers
-from engine.players import PubevalPlayer, RandomPlayer, make_player
+import engine.rollout.duel
+import engine.rollout.game
+from engine.rules.dice import game_seed
+from engine.rollout.duel import play_pairs, run_duel, summarize
+from engine.rollout.game import play_game, play_kernel_game
+from engine.rules.moves import MoveBuffers
+from engine.players.registry import PubevalPlayer, RandomPlayer, make_player
 
 
 class PythonOnly:
@@ -29,13 +29,13 @@ class PythonOnly:
 def _record_rolls(monkeypatch) -> list[tuple[int, int]]:
     """Log the roll of every turn that ``play_game`` plays."""
     rolls: list[tuple[int, int]] = []
-    real = engine.game.generate_moves
+    real = engine.rollout.game.generate_moves
 
     def recording(board, d1, d2, *buffers):
         rolls.append((int(d1), int(d2)))
         return real(board, d1, d2, *buffers)
 
-    monkeypatch.setattr(engine.game, "generate_moves", recording)
+    monkeypatch.setattr(engine.rollout.game, "generate_moves", recording)
     return rolls
 
 
@@ -131,8 +131,8 @@ def test_python_game_runner_equals_the_numba_kernel():
 
 def test_duel_python_path_equals_kernel_path(monkeypatch):
     kernel_points = play_pairs("pubeval", "random:2", seed=13, first_pair=0, n_pairs=30)
-    real_make = engine.duel.make_player
-    monkeypatch.setattr(engine.duel, "make_player", lambda spec: PythonOnly(real_make(spec)))
+    real_make = engine.rollout.duel.make_player
+    monkeypatch.setattr(engine.rollout.duel, "make_player", lambda spec: PythonOnly(real_make(spec)))
     python_points = play_pairs("pubeval", "random:2", seed=13, first_pair=0, n_pairs=30)
     assert np.array_equal(kernel_points, python_points)
 
@@ -146,8 +146,8 @@ def test_gnubg_duel_player_plays_gnubgs_best_move_on_the_same_dice():
     gnubg_nn = pytest.importorskip("gnubg_nn", reason="gnubg-nn not installed")
     player = make_player("gnubg0")
     buffers = MoveBuffers()
-    from engine.moves import generate_moves
-    from engine.position import Position
+    from engine.rules.moves import generate_moves
+    from engine.rules.position import Position
 
     board = Position.initial().board.copy()
     n = generate_moves(board, 3, 1, *buffers.args())
@@ -162,7 +162,7 @@ def test_gnubg_duel_player_plays_gnubgs_best_move_on_the_same_dice():
 def test_gnubg_duel_player_needs_gnubg_nn(monkeypatch, capsys):
     import sys
 
-    from engine.players import PlayerSpecError
+    from engine.players.registry import PlayerSpecError
     from fibsbot.cli import main
 
     monkeypatch.setitem(sys.modules, "gnubg_nn", None)

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from board_builder import make_board
-from engine.encode import CONTACT_FEATURES, CONTACT_HALF, count_shots, encode, input_size
-from engine.net import NetError, swap_permutation
-from engine.position import Position
-from engine.selfplay_sample import sample_positions
+from engine.eval.encode import CONTACT_FEATURES, CONTACT_HALF, count_shots, encode, input_size
+from engine.eval.net import NetError, swap_permutation
+from engine.rules.position import Position
+from engine.rollout.selfplay_sample import sample_positions
 from strategies import random_board
 
 SIZES = {"tesauro": 196, "tesauro-turn": 198, "race": 200, "contact": 222, "contact2": 236}

@@ -11,11 +11,11 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from engine.ids import CENTRED, MatchState
-from engine.moves import legal_moves
-from engine.notation import parse_gnubg
-from engine.players import PubevalPlayer
-from engine.position import Position
+from engine.rules.ids import CENTRED, MatchState
+from engine.rules.moves import legal_moves
+from engine.rules.notation import parse_gnubg
+from engine.players.registry import PubevalPlayer
+from engine.rules.position import Position
 from fibsbot.external import ExternalPlayerServer, answer, parse_listen, read_request
 from tests.fake_agent import FakeAgent
 from tests.gnubg_cli import GNUBG, require_gnubg

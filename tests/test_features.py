@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from board_builder import make_board
-from engine.encode import CONTACT2_HALF, CONTACT_HALF, encode
-from engine.features import EXTRA_FEATURES, count_shots, hit_stats
-from engine.selfplay_sample import sample_positions
+from engine.eval.encode import CONTACT2_HALF, CONTACT_HALF, encode
+from engine.eval.features import EXTRA_FEATURES, count_shots, hit_stats
+from engine.rollout.selfplay_sample import sample_positions
 from strategies import random_board
 
 
@@ -107,7 +107,7 @@ def test_extra_features_count_free_pips_past_their_rearmost_checker():
 def test_near_shot_table_equals_walking_the_dice_for_every_blocking_pattern():
     """The table of hitting rolls (distance 1..12, every pattern of blocked points in
     between) is what ``_hitting_rolls`` computes, wherever the blot stands."""
-    from engine.features import NEAR, NEAR_BASE, NEAR_TABLE, _hitting_rolls
+    from engine.eval.features import NEAR, NEAR_BASE, NEAR_TABLE, _hitting_rolls
 
     checked = 0
     for dist in range(1, NEAR + 1):

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.position import Position
+from engine.rules.position import Position
 from fibsbot.protocol.board import O, UNLIMITED, X, BoardLineError, FibsBoard, format_board_line, parse_board_line
 from tests.fibs_samples import (
     MID_O_UP, MID_X_DOWN, OPENING_O_DOWN, OPENING_O_UP, OPENING_X_DOWN, OPENING_X_UP, SEATS,

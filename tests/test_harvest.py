@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.agent import Agent
-from engine.net import Net, NetError
-from engine.search import evaluate_at
+from engine.players.agent import Agent
+from engine.eval.net import Net, NetError
+from engine.search.nply import evaluate_at
 from nets.player import load_agent
 from nets.train.distill import FitSettings, fit_pair
 from nets.train.expand import grow, input_map

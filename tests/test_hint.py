@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from engine.ids import MatchState, match_id, position_id
-from engine.position import Position
+from engine.rules.ids import MatchState, match_id, position_id
+from engine.rules.position import Position
 from fibsbot.cli import main
 from fibsbot.hint import HintError, as_player0, format_text, parse_batch_line, parse_request
 

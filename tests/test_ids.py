@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 
 import gnubg_cli
-from engine.ids import (
+from engine.rules.ids import (
     CENTRED,
     GameState,
     IdError,
@@ -26,7 +26,7 @@ from engine.ids import (
     position_key,
     xgid,
 )
-from engine.position import Position
+from engine.rules.position import Position
 from strategies import boards, match_states, random_board, random_match_state
 
 OPENING_ID = "4HPwATDgc/ABMA"

@@ -1,4 +1,4 @@
-"""Incremental evaluation (engine.incremental, engine.eval_sets) against the full
+"""Incremental evaluation (engine.eval.incremental, engine.eval.eval_sets) against the full
 forward pass: the same probabilities to 1e-5 for every architecture and encoding,
 on the results of real rolls, and the same search decisions."""
 
@@ -7,14 +7,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.encode import ENCODINGS, encode, encode_tail_into, encoding_id, point_index, point_units, tail_ranges
-from engine.evaluator import Evaluator
-from engine.incremental import (CHAIN, evaluate_replies, evaluate_replies_chained, make_chain_scratch,
+from engine.eval.encode import ENCODINGS, encode, encode_tail_into, encoding_id, point_index, point_units, tail_ranges
+from engine.eval.evaluator import Evaluator
+from engine.eval.incremental import (CHAIN, evaluate_replies, evaluate_replies_chained, make_chain_scratch,
                                 make_reply_scratch, probabilities_near)
-from engine.moves import MoveBuffers, generate_moves
-from engine.net import Net
-from engine.search import make_context, value0
-from engine.eval_sets import static_set
+from engine.rules.moves import MoveBuffers, generate_moves
+from engine.eval.net import Net
+from engine.search.nply import make_context, value0
+from engine.eval.eval_sets import static_set
 from fibsbot.bench.speed import real_game_positions
 
 ARCH_ENCODINGS = [("gnubg5", "contact"), ("gnubg5", "contact2"), ("gnubg5", "race"), ("tesauro3", "tesauro"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.net import Net
+from engine.eval.net import Net
 from nets.player import load_agent
 from nets.train.distill import FitSettings, fit_pair, fresh_net
 from nets.train.harvest import harvest_games
@@ -84,7 +84,7 @@ def test_the_fit_command_trains_on_a_label_set(tmp_path, labelled, monkeypatch, 
 
 
 def test_crashed_positions_can_be_shown_more_often():
-    from engine.position import Phase, classify
+    from engine.rules.position import Phase, classify
     from nets.train.distill import repeat_crashed
 
     contact = np.zeros((2, 2, 25), np.int8)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.agent import Agent
-from engine.game import flip_into, initial_board
-from engine.moves import MoveBuffers, generate_moves
+from engine.players.agent import Agent
+from engine.rules.boards import flip_into, initial_board
+from engine.rules.moves import MoveBuffers, generate_moves
 from nets.player import load_agent
 from nets.train.labellers import (BgsageLabeller, LabellerError, NetLabeller, RolloutLabeller, finished_label,
                             parse_labeller, sage_board)

@@ -21,6 +21,9 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("engine", "nets", "fibsbot")
 LAYER = {name: rank for rank, name in enumerate(PACKAGES)}
 
+ENGINE_PACKAGES = ("rules", "eval", "search", "cube", "players", "rollout")
+ENGINE_LAYER = {f"engine.{name}": rank for rank, name in enumerate(ENGINE_PACKAGES)}
+
 # the pure protocol core may lean on the engine and on itself, nothing else of ours (the
 # network layer, records and settings all do IO), and never on what opens connections
 PROTOCOL = "fibsbot.protocol"
@@ -133,7 +136,7 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_the_graph_is_read_from_every_package():
     assert {module.split(".")[0] for module in MODULES} == set(PACKAGES)
-    assert "engine.agent" in GRAPH and GRAPH["engine.agent"]  # a known module with known imports
+    assert "engine.players.agent" in GRAPH and GRAPH["engine.players.agent"]  # a known module with known imports
 
 
 def test_imports_point_down_the_layers():
@@ -141,6 +144,31 @@ def test_imports_point_down_the_layers():
                     for module, targets in GRAPH.items() for target in targets
                     if LAYER[target.split(".")[0]] > LAYER[module.split(".")[0]])
     assert not upward, "a lower layer imports a higher one:\n" + "\n".join(upward)
+
+
+def _engine_package(module: str) -> str | None:
+    parts = module.split(".")
+    return ".".join(parts[:2]) if parts[0] == "engine" and len(parts) > 2 else None
+
+
+def test_every_engine_module_lives_in_a_layered_package():
+    loose = sorted(module for module in MODULES
+                   if module.startswith("engine.") and _engine_package(module) not in ENGINE_LAYER
+                   and module not in ENGINE_LAYER)
+    assert not loose, "engine modules outside the layered packages: " + ", ".join(loose)
+
+
+def test_engine_packages_import_only_those_below_them():
+    upward = []
+    for module, targets in GRAPH.items():
+        package = _engine_package(module) or (module if module in ENGINE_LAYER else None)
+        if package is None:
+            continue
+        for target in targets:
+            target_package = _engine_package(target) or (target if target in ENGINE_LAYER else None)
+            if target_package and ENGINE_LAYER[target_package] > ENGINE_LAYER[package]:
+                upward.append(f"{module} imports {target}")
+    assert not upward, "an engine package imports one above it:\n" + "\n".join(sorted(upward))
 
 
 def test_no_modules_import_each_other_in_a_circle():
@@ -164,9 +192,9 @@ def test_the_protocol_core_stays_pure():
 
 
 @pytest.mark.parametrize("source, expected", [
-    ("import engine.moves", {"engine.moves"}),
-    ("from engine import moves", {"engine.moves"}),
-    ("from engine.moves import generate_moves", {"engine.moves"}),
+    ("import engine.rules.moves", {"engine.rules.moves"}),
+    ("from engine.rules import moves", {"engine.rules.moves"}),
+    ("from engine.rules.moves import generate_moves", {"engine.rules.moves"}),
     ("def f():\n    from nets.player import load_agent", {"nets.player"}),
 ])
 def test_the_reader_sees_every_form_of_import(tmp_path, source, expected):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.ids import CENTRED
+from engine.rules.ids import CENTRED
 from fibsbot.protocol.board import O, X, FibsBoard
 from fibsbot.protocol.match.outputs import DoubleRequest, MoveRequest, ResignRequest, Send, TakeRequest
 from tests.board_builder import make_row
@@ -270,9 +270,9 @@ def test_fallback_answers_are_safe():
 
 
 def test_the_engine_agent_answers_every_kind_of_request():
-    from engine.moves import legal_moves
-    from engine.notation import parse_fibs
-    from engine.position import Position
+    from engine.rules.moves import legal_moves
+    from engine.rules.notation import parse_fibs
+    from engine.rules.position import Position
     from fibsbot.protocol.match.state import apply_steps
     from nets.player import load_agent
 

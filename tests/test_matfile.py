@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.moves import legal_moves
-from engine.players import PubevalPlayer, RandomPlayer
-from engine.position import Position
+from engine.rules.moves import legal_moves
+from engine.players.registry import PubevalPlayer, RandomPlayer
+from engine.rules.position import Position
 from fibsbot.records.matfile import RIGHT_COLUMN, MatchRecorder, MatRecordError
 from tests.gnubg_cli import GNUBG, require_gnubg
 

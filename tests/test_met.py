@@ -1,4 +1,4 @@
-"""engine.met: the Kazaross-XG2 table, game results, gammon values, take and cash points.
+"""engine.cube.met: the Kazaross-XG2 table, game results, gammon values, take and cash points.
 
 Take points are checked against hand calculations from the raw table entries.
 """
@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.ids import MatchState
-from engine.met import (
+from engine.rules.ids import MatchState
+from engine.cube.met import (
     MET_PATH,
     CubeView,
     MetError,

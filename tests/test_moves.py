@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.moves import MoveBuffers, apply_steps, generate_moves, legal_moves
-from engine.position import BAR, Position, PositionError
+from engine.rules.moves import MoveBuffers, apply_steps, generate_moves, legal_moves
+from engine.rules.position import BAR, Position, PositionError
 from tests.board_builder import BAR_POINT, make_position, mover_results, opponent_holds
 
 # opponent checkers that block nothing, so the game is not over

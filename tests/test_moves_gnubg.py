@@ -15,12 +15,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.moves import MoveBuffers
-from engine.selfplay_sample import (BAR_ENTRY, BEAR_OFF, CONTACT, NO_MOVE, RACE,
+from engine.rules.moves import MoveBuffers
+from engine.rollout.selfplay_sample import (BAR_ENTRY, BEAR_OFF, CONTACT, NO_MOVE, RACE,
                                     SELFPLAY_PLAYERS, position_after, position_kinds)
 from tests.strategies import boards
 
-oracle = pytest.importorskip("engine.gnubg_oracle", reason="gnubg-nn not installed: pip install -e '.[test]'")
+oracle = pytest.importorskip("engine.rules.gnubg_oracle", reason="gnubg-nn not installed: pip install -e '.[test]'")
 
 # turns of both sides: pubeval games last about 60, random ones about 100, so
 # draws past the end land on the last position of the game, a bear-off

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 from board_builder import make_board
-from engine.encode import encode
-from engine.evaluator import Evaluator
-from engine.net import (Net, NetError, equity_of, evaluate_boards, hidden_layer, probs_from_raw,
+from engine.eval.encode import encode
+from engine.eval.evaluator import Evaluator
+from engine.eval.net import (Net, NetError, equity_of, evaluate_boards, hidden_layer, probs_from_raw,
                         raw_outputs, swap_permutation, symmetric_gammon_loss)
-from engine.selfplay_sample import sample_positions
+from engine.rollout.selfplay_sample import sample_positions
 from strategies import random_board
 
 ARCH_ENCODINGS = [("tesauro3", "tesauro"), ("gnubg5", "contact"), ("symmetric", "tesauro-turn"),

@@ -7,13 +7,13 @@ import pytest
 
 import nets.player
 from board_builder import make_board
-from engine.agent import Agent
-from engine.duel import run_duel
-from engine.evaluator import Evaluator, net_choose
-from engine.moves import MoveBuffers, generate_moves
-from engine.net import Net
-from engine.players import NetPlayer, PlayerSpecError, make_player
-from engine.selfplay_sample import sample_positions
+from engine.players.agent import Agent
+from engine.rollout.duel import run_duel
+from engine.eval.evaluator import Evaluator, net_choose
+from engine.rules.moves import MoveBuffers, generate_moves
+from engine.eval.net import Net
+from engine.players.registry import NetPlayer, PlayerSpecError, make_player
+from engine.rollout.selfplay_sample import sample_positions
 
 
 def tiny_net(arch: str = "tesauro3", encoding: str = "tesauro", seed: int = 0) -> Net:
@@ -174,7 +174,7 @@ def test_shipped_nets_load_and_are_listed_without_their_race_and_pruning_nets():
 # a fresh interpreter that imports the engine alone, as a Ray or spawned worker does
 FRESH_WORKER = """
 import pickle, sys
-from engine.players import PlayerSpecError, install_players, make_player
+from engine.players.registry import PlayerSpecError, install_players, make_player
 try:
     make_player("net:default")
 except PlayerSpecError as exc:
@@ -190,7 +190,7 @@ def test_a_worker_knows_net_specs_from_the_registry_it_is_handed():
     import sys
     from pathlib import Path
 
-    from engine.players import registered_players
+    from engine.players.registry import registered_players
 
     child = subprocess.run([sys.executable, "-c", FRESH_WORKER], input=pickle.dumps(registered_players()),
                            capture_output=True, cwd=Path(__file__).resolve().parents[1], timeout=300)

@@ -9,9 +9,9 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import gnubg_cli
-from engine.ids import position_key
-from engine.notation import NotationError, format_fibs, format_gnubg, parse_fibs, parse_gnubg
-from engine.position import Position
+from engine.rules.ids import position_key
+from engine.rules.notation import NotationError, format_fibs, format_gnubg, parse_fibs, parse_gnubg
+from engine.rules.position import Position
 from strategies import boards, dice, random_board
 
 OPENING = Position.initial().board

@@ -10,8 +10,8 @@ import tempfile
 
 import pytest
 
-from engine.moves import legal_moves
-from engine.position import Position
+from engine.rules.moves import legal_moves
+from engine.rules.position import Position
 from fibsbot.owner.analysis import Analyser
 from fibsbot.owner.analysis_io import load_analyses, queue_errors
 from fibsbot.owner.matread import read_mat
@@ -59,7 +59,7 @@ def test_counts_follow_the_rules(matches):
         assert stats.unforced == sum(d.unforced for d in moves if d.player == k)
     forced = [d for d in moves if not d.unforced]
     for d in forced:
-        from engine.ids import board_from_position_id
+        from engine.rules.ids import board_from_position_id
 
         assert len(legal_moves(Position(board_from_position_id(d.position_id)), *d.dice)) == 1
     overall = analysis.stats[1]

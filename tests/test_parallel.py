@@ -22,10 +22,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.notation import format_gnubg
-from engine.parallel import RAY_INSTALL_HINT, ParallelBackendError, map_chunks, split_range
-from engine.position import Position
-from engine.rollout import rollout_moves, rollout_position
+from engine.rules.notation import format_gnubg
+from engine.rollout.parallel import RAY_INSTALL_HINT, ParallelBackendError, map_chunks, split_range
+from engine.rules.position import Position
+from engine.rollout.cubeless import rollout_moves, rollout_position
 from nets.player import load_agent
 from nets.train.labels import label_parallel, selfplay_games, selfplay_parallel, selfplay_positions
 

@@ -15,11 +15,11 @@ import random
 import numpy as np
 import pytest
 
-from engine.agent import MONEY_WEIGHTS, gammon_weights
-from engine.ids import MatchState, match_state_from_id
-from engine.met import MET_PATH
-from engine.moves import legal_moves
-from engine.position import Position
+from engine.players.agent import MONEY_WEIGHTS, gammon_weights
+from engine.rules.ids import MatchState, match_state_from_id
+from engine.cube.met import MET_PATH
+from engine.rules.moves import legal_moves
+from engine.rules.position import Position
 from fibsbot.external import read_request
 from fibsbot.hint import as_player0, hint, parse_request
 from tests.match_bot import Bot
@@ -159,8 +159,8 @@ def one_ply_agent():
 @pytest.fixture(scope="module")
 def interpreted_agent():
     """0-ply through the interpreted evaluator (the path taken before the kernels compile)."""
-    from engine.agent import Agent
-    from engine.evaluator import Evaluator
+    from engine.players.agent import Agent
+    from engine.eval.evaluator import Evaluator
     from nets.player import resolve_net_path
 
     return Agent(Evaluator.load(resolve_net_path("default")), ply=0, search_ready=False)

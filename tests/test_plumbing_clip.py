@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.position import board_from_position_id
+from engine.rules.position import board_from_position_id
 from fibsbot.protocol.board import parse_board_line
 from tests.match_bot import Bot
 from tests.plumbing_records import CLIP_LINES, CLIP_THEIR_TURN, MIDDLE, RecordingAgent, assert_state

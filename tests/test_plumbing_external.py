@@ -14,9 +14,9 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from engine.cube import may_double
-from engine.ids import CENTRED, match_state_from_id
-from engine.position import board_from_position_id
+from engine.cube.decision import may_double
+from engine.rules.ids import CENTRED, match_state_from_id
+from engine.rules.position import board_from_position_id
 from fibsbot.external import ExternalPlayerServer, answer, read_request
 from fibsbot.hint import as_player0
 from fibsbot.protocol.board import parse_board_line

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.ids import CENTRED
+from engine.rules.ids import CENTRED
 from fibsbot.external import answer
 from fibsbot.hint import hint, parse_batch_line, parse_request
 from tests.plumbing_records import GNUBG_REQUESTS, MIDDLE, XGIDS, RecordingAgent, assert_state

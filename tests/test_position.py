@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.position import BAR, Phase, Position, PositionError, Result, classify
-from engine.selfplay_sample import sample_positions
+from engine.rules.position import BAR, Phase, Position, PositionError, Result, classify
+from engine.rollout.selfplay_sample import sample_positions
 from tests.board_builder import BAR_POINT, make_position
 
 
@@ -81,7 +81,7 @@ def test_results_single_gammon_backgammon():
 # ------------------------------------------------------------ against gnubg's classifier
 
 def _gnubg_oracle():
-    return pytest.importorskip("engine.gnubg_oracle", reason="gnubg-nn not installed: pip install -e '.[test]'")
+    return pytest.importorskip("engine.rules.gnubg_oracle", reason="gnubg-nn not installed: pip install -e '.[test]'")
 
 
 def _compare_phases(boards) -> list[str]:

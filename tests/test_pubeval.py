@@ -8,13 +8,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.moves import MoveBuffers, generate_moves
-from engine.players import PubevalPlayer
-from engine.pubeval import WIN_SCORE, pubeval_score, pubeval_weights
-from engine.selfplay_sample import sample_positions
+from engine.rules.moves import MoveBuffers, generate_moves
+from engine.players.registry import PubevalPlayer
+from engine.eval.pubeval import WIN_SCORE, pubeval_score, pubeval_weights
+from engine.rollout.selfplay_sample import sample_positions
 from tests.board_builder import make_board
 
-oracle = pytest.importorskip("engine.gnubg_oracle", reason="gnubg-nn not installed: pip install -e '.[test]'")
+oracle = pytest.importorskip("engine.rules.gnubg_oracle", reason="gnubg-nn not installed: pip install -e '.[test]'")
 
 
 def test_pubeval_choice_equals_gnubg_on_self_play_positions():

@@ -14,8 +14,8 @@ import time
 import pytest
 from pydantic import ValidationError
 
-from engine.ids import MatchState, match_id, position_id
-from engine.position import Position
+from engine.rules.ids import MatchState, match_id, position_id
+from engine.rules.position import Position
 from fibsbot.records.queue import Disagreement, QueueError, TrainingQueue
 
 OPENING_ID = position_id(Position.initial().board)

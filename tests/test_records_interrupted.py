@@ -9,7 +9,7 @@ import sqlite3
 
 import numpy as np
 
-from engine.agent import CubeChoice
+from engine.players.agent import CubeChoice
 from fibsbot.arena.audit import Audit, audit_match, gnubg_matches
 from fibsbot.arena.play import PubevalSparring
 from fibsbot.client.connection import BotClient

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.agent import Agent
-from engine.rollout import rollout_position
+from engine.players.agent import Agent
+from engine.rollout.cubeless import rollout_position
 from nets.player import load_agent
 from nets.train.harvest import chunk_path, harvest, harvest_extent, load_harvest
 from nets.train.labellers import rollout_labels

@@ -1,13 +1,13 @@
-"""engine.resign: offers only in proved races, accepts by equity or by proof."""
+"""engine.cube.resign: offers only in proved races, accepts by equity or by proof."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from engine.ids import MatchState
-from engine.position import Position
-from engine.resign import (
+from engine.rules.ids import MatchState
+from engine.rules.position import Position
+from engine.cube.resign import (
     BACKGAMMON,
     GAMMON,
     NONE,

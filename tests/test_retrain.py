@@ -7,10 +7,10 @@ from functools import partial
 import numpy as np
 import pytest
 
-from engine.evaluator import Evaluator
-from engine.ids import MatchState, match_id, position_id
-from engine.net import Net
-from engine.position import Position
+from engine.eval.evaluator import Evaluator
+from engine.rules.ids import MatchState, match_id, position_id
+from engine.eval.net import Net
+from engine.rules.position import Position
 from fibsbot.arena.play import run_arena
 from fibsbot.records.queue import Disagreement, TrainingQueue
 from nets.player import load_agent
@@ -56,7 +56,7 @@ def test_logged_moves_give_the_results_the_move_filter_keeps(tmp_path):
     decisions give their position only; a bad line is skipped."""
     import json
 
-    from engine.moves import MoveBuffers, generate_moves
+    from engine.rules.moves import MoveBuffers, generate_moves
 
     board = Position.initial().board
     pid = position_id(board)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.bearoff import bearoff_probabilities
-from engine.position import Position
-from engine.rollout import rollout_moves, rollout_position
+from engine.eval.bearoff import bearoff_probabilities
+from engine.rules.position import Position
+from engine.rollout.cubeless import rollout_moves, rollout_position
 from nets.player import load_agent
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.bearoff import bearoff_probabilities
-from engine.net import cubeless_equities
-from engine.position import Position
-from engine.rollout import _play, rollout_position
+from engine.eval.bearoff import bearoff_probabilities
+from engine.eval.net import cubeless_equities
+from engine.rules.position import Position
+from engine.rollout.cubeless import _play, rollout_position
 from nets.player import load_agent
 
 
@@ -89,8 +89,8 @@ def test_a_pruned_rollout_plays_the_full_nets_best_of_the_pruning_nets_favourite
 
 
 def test_pruning_is_a_no_op_for_a_net_without_a_pruning_net():
-    from engine.agent import Agent
-    from engine.evaluator import Evaluator
+    from engine.players.agent import Agent
+    from engine.eval.evaluator import Evaluator
     from nets.player import resolve_net_path
 
     full = Evaluator.load(resolve_net_path("default"))
@@ -105,7 +105,7 @@ def test_the_rollout_command_passes_its_prune_setting_on(agent, capsys, flags, k
     keeps K; without it every move goes to the full net."""
     import json
 
-    from engine.rollout import ROLLOUT_PRUNE_KEEP
+    from engine.rollout.cubeless import ROLLOUT_PRUNE_KEEP
     from fibsbot.cli import main
 
     board = Position.initial().board

@@ -5,15 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.agent import Agent
-from engine.bearoff import bearoff_probabilities
-from engine.evaluator import Evaluator
-from engine.ids import position_key as id_position_key
-from engine.moves import MoveBuffers, generate_moves
-from engine.net import Net
-from engine.position import Position
-from engine.search import ROLL_WEIGHTS, ROLLS, clear_cache, position_key
-from engine.selfplay_sample import sample_positions
+from engine.players.agent import Agent
+from engine.eval.bearoff import bearoff_probabilities
+from engine.eval.evaluator import Evaluator
+from engine.rules.ids import position_key as id_position_key
+from engine.rules.moves import MoveBuffers, generate_moves
+from engine.eval.net import Net
+from engine.rules.position import Position
+from engine.search.nply import ROLL_WEIGHTS, ROLLS, clear_cache, position_key
+from engine.rollout.selfplay_sample import sample_positions
 from tests.board_builder import backgammon_in_one_roll
 
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.dice import game_seed
-from engine.game import play_game
-from engine.players import PubevalPlayer
-from engine.position import Position
-from engine.selfplay_sample import (BAR_ENTRY, BEAR_OFF, BLOCKED_ENTRY, CONTACT, NO_MOVE, RACE,
+from engine.rules.dice import game_seed
+from engine.rollout.game import play_game
+from engine.players.registry import PubevalPlayer
+from engine.rules.position import Position
+from engine.rollout.selfplay_sample import (BAR_ENTRY, BEAR_OFF, BLOCKED_ENTRY, CONTACT, NO_MOVE, RACE,
                                     game_positions, make_chooser, position_after,
                                     position_kinds, sample_positions)
 from tests.board_builder import make_board, opponent_holds

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.position import Position
+from engine.rules.position import Position
 from fibsbot.protocol.parser import *  # noqa: F403 - the event classes
 from fibsbot.protocol.parser import ClipParser
 from fibsbot.server import messages as msg

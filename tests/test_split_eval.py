@@ -1,4 +1,4 @@
-"""engine.split_eval: a lookahead's cache misses with the side on roll's own sums
+"""engine.eval.split_eval: a lookahead's cache misses with the side on roll's own sums
 kept, against the one-pass evaluation, and the same bits whichever order the
 positions come in (a cached value must not depend on the path that reached it)."""
 
@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.encode import encode
-from engine.evaluator import Evaluator
-from engine.net import Net
-from engine.pubeval import board_has_contact
-from engine.split_eval import OWN_CONTACT2, REST_CONTACT2, evaluate_split
+from engine.eval.encode import encode
+from engine.eval.evaluator import Evaluator
+from engine.eval.net import Net
+from engine.eval.pubeval import board_has_contact
+from engine.eval.split_eval import OWN_CONTACT2, REST_CONTACT2, evaluate_split
 from fibsbot.bench.speed import real_game_positions
 from strategies import random_board
 

@@ -1,4 +1,4 @@
-"""The light 0-ply path (``engine.static``) against the search's own 0-ply, and the
+"""The light 0-ply path (``engine.eval.static``) against the search's own 0-ply, and the
 agent that plays on it while the search kernels are not ready."""
 
 from __future__ import annotations
@@ -6,14 +6,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.agent import Agent
-from engine.evaluator import Evaluator
-from engine.moves import MAX_RESULTS, MoveBuffers, generate_moves
-from engine.net import Net
-from engine.position import Position
-from engine.search import rank_candidates
-from engine.selfplay_sample import sample_positions
-from engine.static import WON, probabilities_interpreted, rank_interpreted, rank_static
+from engine.players.agent import Agent
+from engine.eval.evaluator import Evaluator
+from engine.rules.moves import MAX_RESULTS, MoveBuffers, generate_moves
+from engine.eval.net import Net
+from engine.rules.position import Position
+from engine.search.nply import rank_candidates
+from engine.rollout.selfplay_sample import sample_positions
+from engine.eval.static import WON, probabilities_interpreted, rank_interpreted, rank_static
 from nets.player import load_agent
 from tests.board_builder import backgammon_in_one_roll
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.agent import Agent
-from engine.evaluator import Evaluator
-from engine.net import Net
+from engine.players.agent import Agent
+from engine.eval.evaluator import Evaluator
+from engine.eval.net import Net
 from nets.train.labels import label_positions, selfplay_positions
 from nets.train.supervised import fit, mean_loss, sgd_epoch, split_by_net
 

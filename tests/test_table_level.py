@@ -5,15 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.agent import Agent
-from engine.cubeful import cube_equities, move_equities
-from engine.duel import play_player_pairs
-from engine.evaluator import Evaluator
-from engine.ids import MatchState
-from engine.players import PubevalPlayer
-from engine.position import Position
-from engine.selfplay_sample import sample_positions
-from engine.table import CLOSE_MOVE
+from engine.players.agent import Agent
+from engine.cube.cubeful import cube_equities, move_equities
+from engine.rollout.duel import play_player_pairs
+from engine.eval.evaluator import Evaluator
+from engine.rules.ids import MatchState
+from engine.players.registry import PubevalPlayer
+from engine.rules.position import Position
+from engine.rollout.selfplay_sample import sample_positions
+from engine.players.table import CLOSE_MOVE
 from tests.tiny_net import tiny_evaluator
 
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.dice import game_seed
-from engine.net import GNUBG5, SYMMETRIC, TESAURO3, Net, swap_permutation
-from engine.selfplay_sample import game_positions, sample_positions
+from engine.rules.dice import game_seed
+from engine.eval.net import GNUBG5, SYMMETRIC, TESAURO3, Net, swap_permutation
+from engine.rollout.selfplay_sample import game_positions, sample_positions
 from fibsbot.cli import main
 from nets.train.td import TDConfig, TDTrainer, _perm, _traces
 from nets.train.td_kernel import flip_traces, flipped_target, forward_raw, next_state_target, td_update

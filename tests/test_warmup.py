@@ -9,7 +9,7 @@ import time
 import pytest
 from structlog.testing import capture_logs
 
-from engine.position import Position
+from engine.rules.position import Position
 from fibsbot import warmup
 from fibsbot.warmup import SearchWarmup, marker_path, search_compiled, start_warmup
 from nets.player import load_agent

@@ -4,8 +4,8 @@ the figures are good."""
 
 from __future__ import annotations
 
-from engine.evaluator import Evaluator
-from engine.net import Net
+from engine.eval.evaluator import Evaluator
+from engine.eval.net import Net
 
 
 def tiny_evaluator() -> Evaluator:

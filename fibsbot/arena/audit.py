@@ -24,8 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.ids import position_id
-from engine.position import Position
+from engine.rules.ids import position_id
+from engine.rules.position import Position
 from fibsbot.owner.index import summarise_actions
 from fibsbot.owner.matread import read_mat
 from fibsbot.owner.replay import replay_turns

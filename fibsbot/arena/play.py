@@ -23,8 +23,8 @@ from typing import Any, Callable
 
 import structlog
 
-from engine.agent import MoveChoice
-from engine.players import PubevalPlayer
+from engine.players.agent import MoveChoice
+from engine.players.registry import PubevalPlayer
 from fibsbot.client.connection import BotClient
 from fibsbot.client.options import Backoff, ClientOptions
 from fibsbot.client.policy import Policy, PolicySettings

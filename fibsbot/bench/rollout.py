@@ -43,7 +43,7 @@ print("BENCH " + json.dumps({"cpu_s": spent}))
 def gnubg_rollout_rate(boards: np.ndarray, games: int, timeout: float = 1800) -> dict | None:
     """Games per CPU second of gnubg's own rollout of each board (side on roll in
     row 0, before its roll); None where gnubg is missing or does not answer."""
-    from engine.ids import MatchState, match_id, position_id
+    from engine.rules.ids import MatchState, match_id, position_id
 
     if not (GNUBG.is_file() and os.access(GNUBG, os.X_OK)):
         return None
@@ -68,7 +68,7 @@ def gnubg_rollout_rate(boards: np.ndarray, games: int, timeout: float = 1800) ->
 
 
 def _games_per_cpu_s(boards, games: int, agent, prune: int) -> tuple[float, dict]:
-    from engine.rollout import rollout_position
+    from engine.rollout.cubeless import rollout_position
 
     rollout_position(boards[0], 36, agent=agent, prune=prune)  # compile outside the timing
     start_cpu, start = time.process_time(), time.perf_counter()
@@ -94,7 +94,7 @@ def bench_rollout(positions: int = 8, games: int = 144, reference_games: int = 1
                                                 "truncated at the one-sided bearoff database",
                           "sample": "pubeval self-play turns with a choice, before the roll"}}
     if agent.evaluator.prune is not None:
-        from engine.rollout import ROLLOUT_PRUNE_KEEP
+        from engine.rollout.cubeless import ROLLOUT_PRUNE_KEEP
 
         pruned, detail = _games_per_cpu_s(boards, games, agent, prune=ROLLOUT_PRUNE_KEEP)
         result["rollout_pruned_games_per_s"] = pruned

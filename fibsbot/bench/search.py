@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from engine.moves import MoveBuffers, generate_moves
-from engine.search import rank_candidates
+from engine.rules.moves import MoveBuffers, generate_moves
+from engine.search.nply import rank_candidates
 from fibsbot.bench.speed import _rate, _timed, real_game_positions, register_benchmark
 
 GNUBG = Path("/usr/games/gnubg")
@@ -38,7 +38,7 @@ def _decide_all(ctx, positions, dice, ply, filters, weights, root, buf2, buf1, e
 
 
 def _agent(ply: int):
-    from engine.agent import Agent
+    from engine.players.agent import Agent
     from fibsbot.bench.speed import shipped_net_evaluator
 
     evaluator, what = shipped_net_evaluator()
@@ -140,7 +140,7 @@ def bench_ply2(decisions: int = 200, reference_decisions: int = 60) -> dict:
 def board_line(board: np.ndarray, d1: int, d2: int) -> str:
     """A FIBS board line of ``board`` (side on roll in row 0) with its roll, as gnubg's
     move server reads it."""
-    from engine.position import Position
+    from engine.rules.position import Position
     from fibsbot.protocol.board import format_board_line
 
     return format_board_line(Position(board), we_are_on_roll=True, opponent="gnubg", match_length=0,

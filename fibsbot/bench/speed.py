@@ -14,11 +14,12 @@ from typing import Callable
 import numpy as np
 from numba import njit
 
-from engine.dice import game_seed, opening_roll, roll
-from engine.game import initial_board, kernel_duel
-from engine.moves import MoveBuffers, generate_moves
-from engine.players import PubevalPlayer
-from engine.pubeval import pubeval_choose, pubeval_weights
+from engine.rules.dice import game_seed, opening_roll, roll
+from engine.rollout.game import kernel_duel
+from engine.rules.boards import initial_board
+from engine.rules.moves import MoveBuffers, generate_moves
+from engine.players.registry import PubevalPlayer
+from engine.eval.pubeval import pubeval_choose, pubeval_weights
 
 
 @njit(cache=True)
@@ -108,8 +109,8 @@ BENCH_NET = "default"  # the net the search benchmarks time (`fibsbot bench --ne
 def shipped_net_evaluator():
     """The default net (or ``BENCH_NET``) when shipped; else a fresh net of the shipped
     size (speed does not depend on the weights)."""
-    from engine.evaluator import Evaluator
-    from engine.net import Net
+    from engine.eval.evaluator import Evaluator
+    from engine.eval.net import Net
     from nets.player import resolve_net_path
 
     try:
@@ -139,7 +140,7 @@ def _gnubg_nn_rate(positions: np.ndarray, limit: int = 20000) -> dict | None:
 
 
 def bench_eval(repeats: int = 5) -> dict:
-    from engine.net import evaluate_boards
+    from engine.eval.net import evaluate_boards
 
     evaluator, what = shipped_net_evaluator()
     net = evaluator.contact

@@ -32,8 +32,8 @@ from fibsbot.bench.speed import register_benchmark
 
 _CHILD = """
 import json, os, resource, sys, time
-import engine.agent as agent_module
-from engine.search import rank_candidates
+import engine.players.agent as agent_module
+from engine.search.nply import rank_candidates
 plain = agent_module.Agent.choose_move
 mode, seen, ours = sys.argv[2], set(), []
 def report(kind, **extra):
@@ -63,7 +63,7 @@ from fibsbot.cli import main
 code = main(["arena", "--matches", "1", "--data-dir", sys.argv[1], "--json"])
 report("end")
 if ours and "full" not in seen:  # the match ended first: the switch, in this process, once the child is done
-    from engine.position import Position
+    from engine.rules.position import Position
     deadline = time.monotonic() + 600
     while not ours[0].searching() and time.monotonic() < deadline:
         time.sleep(0.2)

@@ -14,7 +14,7 @@ import time
 
 import numpy as np
 
-from engine.ids import CENTRED, MatchState
+from engine.rules.ids import CENTRED, MatchState
 from fibsbot.bench.search import decision_positions
 from fibsbot.bench.speed import register_benchmark
 
@@ -36,7 +36,7 @@ def _percentiles(times: list[float]) -> dict:
 
 
 def bench_table(decisions: int = 120) -> dict:
-    from engine.agent import Agent
+    from engine.players.agent import Agent
     from fibsbot.bench.speed import shipped_net_evaluator
     from nets.player import TABLE_THINK
 

@@ -35,7 +35,7 @@ def _setup(p: argparse.ArgumentParser) -> None:
 
 @command("arena", "play matches against a sparring bot on a local FIBS-style server, with full records")(_setup)
 def _arena(args: argparse.Namespace) -> int:
-    from engine.players import PlayerSpecError
+    from engine.players.registry import PlayerSpecError
     from fibsbot.arena.play import print_result, run_arena
 
     if args.length < 1 or args.matches < 1:

@@ -25,8 +25,8 @@ def _add_duel_args(p: argparse.ArgumentParser) -> None:
 @command("duel", "play cubeless money games between two players with duplicate dice")(_add_duel_args)
 def _duel(args: argparse.Namespace) -> int:
     import nets.player  # noqa: F401  registers net:NAME[@PLY] with the engine's players
-    from engine.duel import run_duel
-    from engine.players import PlayerSpecError
+    from engine.rollout.duel import run_duel
+    from engine.players.registry import PlayerSpecError
 
     if args.games < 2 or args.workers < 1:
         raise UserError("--games must be at least 2 and --workers at least 1")

@@ -70,7 +70,7 @@ async def serve(agent, host: str, port: int, *, our_name: str | None, once: bool
 
 @command("external", "answer GNU Backgammon's external-player requests with the engine")(_setup)
 def _external(args: argparse.Namespace) -> int:
-    from engine.players import PlayerSpecError
+    from engine.players.registry import PlayerSpecError
     from fibsbot.external import parse_listen
     from nets.player import load_agent
 

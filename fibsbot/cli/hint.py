@@ -36,7 +36,7 @@ def _open_batch(path: str):
 
 @command("hint", "rank the moves of a roll, or give the cube decision, like gnubg's hint")(_setup)
 def _hint(args: argparse.Namespace) -> int:
-    from engine.players import PlayerSpecError
+    from engine.players.registry import PlayerSpecError
     from fibsbot.hint import HintError, format_text, hint, parse_batch_line, parse_request
     from nets.player import load_agent
 

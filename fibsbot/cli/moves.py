@@ -15,9 +15,9 @@ def _add_moves_args(p: argparse.ArgumentParser) -> None:
 
 
 def _parse_request(pid: str, d1: int, d2: int):
-    from engine.ids import board_from_position_id
-    from engine.moves import check_dice
-    from engine.position import Position
+    from engine.rules.ids import board_from_position_id
+    from engine.rules.moves import check_dice
+    from engine.rules.position import Position
 
     try:
         check_dice(d1, d2)
@@ -31,9 +31,9 @@ def _parse_request(pid: str, d1: int, d2: int):
 
 @command("moves", "list every legal result of a roll, as Position IDs with the opponent on roll")(_add_moves_args)
 def _moves(args: argparse.Namespace) -> int:
-    from engine.ids import position_id
-    from engine.moves import legal_moves
-    from engine.notation import format_gnubg
+    from engine.rules.ids import position_id
+    from engine.rules.moves import legal_moves
+    from engine.rules.notation import format_gnubg
 
     if args.batch:
         stream = sys.stdin if args.batch == "-" else open(args.batch, encoding="utf-8")

@@ -35,9 +35,9 @@ def _setup(p: argparse.ArgumentParser) -> None:
 @command("rollout", "roll out a position, or the candidate moves of a roll, with common dice")(_setup)
 def _rollout(args: argparse.Namespace) -> int:
     import nets.player  # noqa: F401  registers net:NAME with the engine's players
-    from engine.notation import format_gnubg
-    from engine.parallel import ParallelBackendError
-    from engine.rollout import ROLLOUT_PRUNE_KEEP, rollout_moves, rollout_position
+    from engine.rules.notation import format_gnubg
+    from engine.rollout.parallel import ParallelBackendError
+    from engine.rollout.cubeless import ROLLOUT_PRUNE_KEEP, rollout_moves, rollout_position
     from fibsbot.hint import HintError, parse_request
 
     if args.games < 1 or args.workers < 1:

@@ -28,7 +28,7 @@ def _duel_options(p: argparse.ArgumentParser) -> None:
 
 def _net_path(name: str):
     """The weights file of a net name or path, or a clear error."""
-    from engine.players import PlayerSpecError
+    from engine.players.registry import PlayerSpecError
     from nets.player import resolve_net_path
 
     try:
@@ -163,7 +163,7 @@ def _train(args: argparse.Namespace) -> int:
         return 0
     if args.train_command == "export":
         return _export(args)
-    from engine.net import NetError
+    from engine.eval.net import NetError
     from nets.train.td import TDConfig, TDTrainer
 
     config = TDConfig(arch=args.arch, encoding=args.encoding, hidden=args.hidden, race_arch=args.race_arch,
@@ -194,9 +194,9 @@ def _export(args: argparse.Namespace) -> int:
     import json
     from pathlib import Path
 
-    from engine.duel import run_duel
-    from engine.evaluator import Evaluator
-    from engine.net import Net, NetError
+    from engine.rollout.duel import run_duel
+    from engine.eval.evaluator import Evaluator
+    from engine.eval.net import Net, NetError
     from nets.player import NETS_DIR
 
     run = Path(args.run_dir)
@@ -230,8 +230,8 @@ def _strength(result, args: argparse.Namespace) -> dict:
 def _measure(args: argparse.Namespace) -> int:
     import json
 
-    from engine.duel import run_duel
-    from engine.net import Net
+    from engine.rollout.duel import run_duel
+    from engine.eval.net import Net
     path = _net_path(args.name)
     result = run_duel(f"net:{args.name}", "pubeval", args.games, args.seed, args.workers)
     strength = _strength(result, args)
@@ -245,8 +245,8 @@ def _measure(args: argparse.Namespace) -> int:
 
 
 def _prune(args: argparse.Namespace) -> int:
-    from engine.agent import Agent
-    from engine.evaluator import Evaluator
+    from engine.players.agent import Agent
+    from engine.eval.evaluator import Evaluator
     from nets.train.pruning import train_pruning_net
 
     path = _net_path(args.net)
@@ -301,7 +301,7 @@ def _relabel(args: argparse.Namespace) -> int:
 def _fit(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from engine.evaluator import Evaluator
+    from engine.eval.evaluator import Evaluator
     from nets.player import NETS_DIR
     from nets.train.distill import FitSettings, fit_pair
     from nets.train.harvest import harvest_extent, load_harvest

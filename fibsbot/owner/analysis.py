@@ -5,13 +5,13 @@ the same depth, the equity lost; for every roll the luck (0-ply, like gnubg's
 default: the best result of this roll against the average over all 36); for every
 cube decision (each turn where the roller could have doubled, each double, take
 and drop) the proper action from the cubeful equities at the analysis depth
-(``engine.cubeful``), and what the action played cost.
+(``engine.cube.cubeful``), and what the action played cost.
 
 Errors are in gnubg's units: equity normalised to the cube in play (EMG in match
 play), and their cost in match winning chances (``cost``; points in money play),
 converted as gnubg's ``eq2mwc`` does.  Moves are ranked as the bot ranks them, by
 cubeful equity at the score and cube (``Agent.choose_move``); the luck of a roll
-is read at 0-ply with the score's gammon values (``engine.agent.gammon_weights``).
+is read at 0-ply with the score's gammon values (``engine.players.agent.gammon_weights``).
 """
 
 from __future__ import annotations
@@ -20,12 +20,12 @@ from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
 
-from engine.agent import Agent, gammon_weights
-from engine.static import WON as WON_DEPTH
-from engine.dice import DISTINCT_ROLLS, ROLL_WEIGHTS
-from engine.ids import CENTRED, MatchState, match_id, position_id
-from engine.met import CubeView, equity_to_mwc
-from engine.notation import format_gnubg
+from engine.players.agent import Agent, gammon_weights
+from engine.eval.static import WON as WON_DEPTH
+from engine.rules.dice import DISTINCT_ROLLS, ROLL_WEIGHTS
+from engine.rules.ids import CENTRED, MatchState, match_id, position_id
+from engine.cube.met import CubeView, equity_to_mwc
+from engine.rules.notation import format_gnubg
 from fibsbot.owner.matread import MatMatch
 from fibsbot.owner.replay import Turn, replay_turns
 from fibsbot.owner.stats import PlayerStats, luck_mark, skill_mark

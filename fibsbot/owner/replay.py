@@ -14,11 +14,11 @@ from typing import Iterator
 
 import numpy as np
 
-from engine.cube import may_double
-from engine.ids import CENTRED, MatchState
-from engine.moves import apply_steps, legal_moves
-from engine.notation import NotationError, parse_gnubg
-from engine.position import Position
+from engine.cube.decision import may_double
+from engine.rules.ids import CENTRED, MatchState
+from engine.rules.moves import apply_steps, legal_moves
+from engine.rules.notation import NotationError, parse_gnubg
+from engine.rules.position import Position
 from fibsbot.owner.matread import MatAction, MatFileError, MatMatch
 
 

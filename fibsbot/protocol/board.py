@@ -24,7 +24,7 @@ from typing import Annotated, Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from engine.position import BAR, NUM_CHECKERS, Position
+from engine.rules.position import BAR, NUM_CHECKERS, Position
 
 X = -1
 O = 1

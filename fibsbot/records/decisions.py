@@ -13,8 +13,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from engine.ids import match_id, position_id
-from engine.notation import format_gnubg, parse_fibs
+from engine.rules.ids import match_id, position_id
+from engine.rules.notation import format_gnubg, parse_fibs
 from fibsbot.protocol.match.outputs import DecisionRequest, DoubleRequest, MoveRequest, Send, TakeRequest
 from fibsbot.records.queue import Disagreement, TrainingQueue
 

@@ -34,8 +34,8 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from engine.moves import MoveBuffers, generate_moves, steps_to_move
-from engine.position import game_result
+from engine.rules.moves import MoveBuffers, generate_moves, steps_to_move
+from engine.rules.position import game_result
 from fibsbot.protocol.board import FibsBoard
 from fibsbot.records.journal import Action, MatchJournal, Replayed, apply_action, replay
 

@@ -25,7 +25,7 @@ from typing import Any
 
 import structlog
 
-from engine.notation import parse_fibs
+from engine.rules.notation import parse_fibs
 from fibsbot.protocol.events import (
     Board, CantMove, DoubleAccepted, DoubleOffered, DoubleRejected, Event, GameEnd, MatchEnd,
     MatchResumed, MatchStart, NewGame, NoSavedMatches, OnlyPossibleMove, OpeningRoll, OpponentMoves,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.moves import MoveBuffers, generate_moves
+from engine.rules.moves import MoveBuffers, generate_moves
 from fibsbot.records.inference import ROLLS, copied_state
 from fibsbot.records.journal import Action, MatchJournal, Replayed, apply_action, replay
 

@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from engine.position import Position, game_result
+from engine.rules.position import Position, game_result
 from fibsbot.protocol.board import UNLIMITED, FibsBoard, O, X
 from fibsbot.server import messages as msg
 from fibsbot.server.config import DEFAULT_TOGGLES

@@ -1,10 +1,10 @@
 """Move checking for the server: FIBS move commands against the engine's legal moves.
 
-A move command is read with ``engine.notation.parse_fibs`` (server point numbers,
+A move command is read with ``engine.rules.notation.parse_fibs`` (server point numbers,
 ``bar``/``off``/``home`` words, one step per die), then played step by step in the
 order given, as FIBS does: each step must use an unused die, start on one of the
 mover's checkers, respect the bar and bear-off rules and land on an open point.
-The final position must be one of ``engine.moves.legal_moves``'s results, which
+The final position must be one of ``engine.rules.moves.legal_moves``'s results, which
 enforces "use as many dice as possible, the larger one if only one".
 """
 
@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.moves import legal_moves
-from engine.notation import NotationError, format_fibs, parse_fibs
-from engine.position import BAR, Position
+from engine.rules.moves import legal_moves
+from engine.rules.notation import NotationError, format_fibs, parse_fibs
+from engine.rules.position import BAR, Position
 
 Move = tuple[tuple[int, int], ...]
 Results = list[tuple[Move, Position]]

@@ -18,8 +18,8 @@ from typing import TypeVar
 
 import telnetlib3
 
-from engine.moves import legal_moves
-from engine.notation import format_fibs
+from engine.rules.moves import legal_moves
+from engine.rules.notation import format_fibs
 from fibsbot.protocol.board import FibsBoard
 from fibsbot.protocol.parser import ClipParser, Event, LoginFailed, LoginPrompt, WhoEnd
 from fibsbot.server.config import ServerConfig

@@ -15,8 +15,8 @@ import math
 import numpy as np
 from numba import njit
 
-from engine.encode import encode_into
-from engine.net import hidden_layer, raw_outputs
+from engine.eval.encode import encode_into
+from engine.eval.net import hidden_layer, raw_outputs
 
 BETA1, BETA2, EPS = 0.9, 0.999, 1e-8
 

@@ -2,7 +2,7 @@
 
 A net chooses a move by ranking the results of one roll, so the positions worth
 labelling from a played decision are not only the position itself but the results
-its move filter keeps (the first stage of ``engine.agent.DEFAULT_FILTERS``: at most 12
+its move filter keeps (the first stage of ``engine.players.agent.DEFAULT_FILTERS``: at most 12
 within 0.24 of the best 0-ply equity).  Round 8 of the shipped nets learned most from
 exactly these, taken from games against a weaker player (nets/runs/sage-labels).
 """
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.agent import DEFAULT_FILTERS
-from engine.evaluator import Evaluator
-from engine.moves import MoveBuffers, generate_moves
+from engine.players.agent import DEFAULT_FILTERS
+from engine.eval.evaluator import Evaluator
+from engine.rules.moves import MoveBuffers, generate_moves
 
 FILTER_KEEP = int(DEFAULT_FILTERS[0])
 FILTER_WINDOW = float(DEFAULT_FILTERS[1])

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.encode import input_size
-from engine.net import Net
-from engine.position import Phase, classify
+from engine.eval.encode import input_size
+from engine.eval.net import Net
+from engine.rules.position import Phase, classify
 from nets.train.expand import grow
 from nets.train.supervised import fit, split_by_net
 

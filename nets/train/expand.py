@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.encode import CONTACT2_HALF, CONTACT_HALF, input_size
-from engine.net import Net, NetError
+from engine.eval.encode import CONTACT2_HALF, CONTACT_HALF, input_size
+from engine.eval.net import Net, NetError
 
 # encodings that extend another: each side's block of the old one starts each side's block of the new
 _EXTENDS = {("contact", "contact2"): (CONTACT_HALF, CONTACT2_HALF)}

@@ -23,11 +23,11 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from engine.dice import game_seed, opening_roll, roll
-from engine.game import flip_into, initial_board
-from engine.moves import MoveBuffers, generate_moves
-from engine.parallel import map_chunks
-from engine.search import invert_probs, rank_candidates
+from engine.rules.dice import game_seed, opening_roll, roll
+from engine.rules.boards import flip_into, initial_board
+from engine.rules.moves import MoveBuffers, generate_moves
+from engine.rollout.parallel import map_chunks
+from engine.search.nply import invert_probs, rank_candidates
 from nets.train.labels import random_move
 
 MAX_TURNS = 500

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.game import flip_into
-from engine.search import _won, invert_probs
+from engine.rules.boards import flip_into
+from engine.search.nply import _won, invert_probs
 
 BGSAGE_PLIES = (1, 2, 3, 4)
 
@@ -71,7 +71,7 @@ class RolloutLabeller:
 def rollout_labels(agent, boards: np.ndarray, games: int, seed: int) -> np.ndarray:
     """The mean outcome of ``games`` cubeless rollout games from each board (side on
     roll in row 0, before its roll), all boards on the same dice."""
-    from engine.rollout import rollout_position
+    from engine.rollout.cubeless import rollout_position
 
     return np.array([rollout_position(board, games, agent=agent, seed=seed).probs for board in boards], np.float32)
 

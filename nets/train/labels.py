@@ -14,11 +14,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engine.dice import game_seed, opening_roll, roll, splitmix64
-from engine.game import flip_into, initial_board
-from engine.moves import MoveBuffers, generate_moves
-from engine.parallel import map_chunks, parallelism, split_range
-from engine.search import evaluate_at, rank_candidates
+from engine.rules.dice import game_seed, opening_roll, roll, splitmix64
+from engine.rules.boards import flip_into, initial_board
+from engine.rules.moves import MoveBuffers, generate_moves
+from engine.rollout.parallel import map_chunks, parallelism, split_range
+from engine.search.nply import evaluate_at, rank_candidates
 
 MAX_TURNS = 500
 

@@ -1,7 +1,7 @@
 """The pruning net: a small, cheap net that pre-selects replies inside a search.
 
 As gnubg does with its pruning nets, the full net then scores only the few replies
-the small one likes best (``engine.search.best_reply0``).  The small net reads the
+the small one likes best (``engine.search.nply.best_reply0``).  The small net reads the
 plain Tesauro encoding (no hand-made features, which cost as much to compute as a
 small net) and is distilled from the full evaluator: its labels are the full net's
 own 0-ply probabilities of self-play positions, so it learns to rank as the full
@@ -10,8 +10,8 @@ net ranks, not to be right.
 
 from __future__ import annotations
 
-from engine.agent import Agent
-from engine.net import Net
+from engine.players.agent import Agent
+from engine.eval.net import Net
 from nets.train.labels import label_positions, selfplay_positions
 from nets.train.supervised import FitReport, fit
 

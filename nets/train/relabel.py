@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.parallel import map_chunks
+from engine.rollout.parallel import map_chunks
 from nets.train.harvest import chunk_path, load_harvest
 from nets.train.labellers import parse_labeller
 

@@ -28,11 +28,11 @@ from typing import Protocol
 
 import numpy as np
 
-from engine.agent import Agent
-from engine.evaluator import Evaluator
-from engine.ids import board_from_position_id, position_key
-from engine.moves import MoveBuffers, apply_steps
-from engine.notation import parse_gnubg
+from engine.players.agent import Agent
+from engine.eval.evaluator import Evaluator
+from engine.rules.ids import board_from_position_id, position_key
+from engine.rules.moves import MoveBuffers, apply_steps
+from engine.rules.notation import parse_gnubg
 from nets.player import load_agent
 from nets.store import NetStore
 from nets.train.candidates import decision_candidates
@@ -164,7 +164,7 @@ def incumbent_spec(config: RetrainConfig) -> tuple[str, NetStore]:
 
 def measure(agent: Agent, benchmark_set: str | None, games: int, seed: int) -> dict:
     """Benchmark error (x1000) and ppg against pubeval of a 0-ply agent."""
-    from engine.duel import run_duel_players
+    from engine.rollout.duel import run_duel_players
 
     figures: dict = {}
     if benchmark_set is not None:

@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
-from engine.encode import encode_into
-from engine.net import Net, hidden_layer, raw_outputs
-from engine.pubeval import board_has_contact
+from engine.eval.encode import encode_into
+from engine.eval.net import Net, hidden_layer, raw_outputs
+from engine.eval.pubeval import board_has_contact
 from nets.train.adam import AdamState, adam_epoch
 from nets.train.td_kernel import apply_step, hidden_gradient
 

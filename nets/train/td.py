@@ -13,9 +13,9 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.evaluator import Evaluator
-from engine.moves import MoveBuffers
-from engine.net import Net, NetError, swap_permutation
+from engine.eval.evaluator import Evaluator
+from engine.rules.moves import MoveBuffers
+from engine.eval.net import Net, NetError, swap_permutation
 from nets.train.td_kernel import td_games
 
 
@@ -109,7 +109,7 @@ class TDTrainer:
         os.replace(tmp, self.run_dir / "state.json")
 
     def benchmark(self, games: int) -> dict:
-        from engine.duel import run_duel_players
+        from engine.rollout.duel import run_duel_players
         return run_duel_players(self.evaluator(), "pubeval", games, seed=12345)
 
     def run(self, games: int | None = None, chunk: int = 1000, quiet: bool = False) -> None:

@@ -16,14 +16,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engine.dice import game_seed, opening_roll, roll
-from engine.encode import encode_into
-from engine.evaluator import best_candidate, candidate_equities
-from engine.game import initial_board, mover_win_points
-from engine.moves import generate_moves
-from engine.net import (GNUBG5, SYMMETRIC, TESAURO3, hidden_layer, probs_from_raw, raw_outputs,
+from engine.rules.dice import game_seed, opening_roll, roll
+from engine.eval.encode import encode_into
+from engine.eval.evaluator import best_candidate, candidate_equities
+from engine.rules.boards import initial_board, mover_win_points
+from engine.rules.moves import generate_moves
+from engine.eval.net import (GNUBG5, SYMMETRIC, TESAURO3, hidden_layer, probs_from_raw, raw_outputs,
                         symmetric_gammon_loss)
-from engine.pubeval import board_has_contact
+from engine.eval.pubeval import board_has_contact
 
 
 @njit(cache=True)

@@ -21,7 +21,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from engine.ids import MatchState
+from engine.rules.ids import MatchState
 from fibsbot.protocol.board import FibsBoard
 from fibsbot.protocol.events import Event
 

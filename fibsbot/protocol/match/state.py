@@ -3,7 +3,7 @@
 Everything is seen from our side: the engine board has us in row 0 and the
 ``MatchState`` has us as player 0, whichever colour and direction the server gave
 us.  Move legality is checked here with the driver's own move buffers (the
-module-level ones of ``engine.moves`` may be in use by the agent in another thread).
+module-level ones of ``engine.rules.moves`` may be in use by the agent in another thread).
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from typing import Any
 import numpy as np
 import structlog
 
-from engine.ids import CENTRED, MatchState, MatchStateError, Resignation
-from engine.moves import Move, MoveBuffers, generate_moves, steps_to_move
-from engine.notation import format_fibs
-from engine.position import BAR, Position
+from engine.rules.ids import CENTRED, MatchState, MatchStateError, Resignation
+from engine.rules.moves import Move, MoveBuffers, generate_moves, steps_to_move
+from engine.rules.notation import format_fibs
+from engine.rules.position import BAR, Position
 from fibsbot.protocol.board import FibsBoard
 from fibsbot.protocol.match.outputs import (
     DecisionRequest, DoubleRequest, MoveRequest, ResignRequest, Send, TakeRequest,

@@ -39,9 +39,9 @@ from typing import Callable, Sequence
 import numpy as np
 import structlog
 
-from engine.cube import may_double
-from engine.ids import CENTRED, MatchState, match_id, position_id
-from engine.moves import MoveBuffers
+from engine.cube.decision import may_double
+from engine.rules.ids import CENTRED, MatchState, match_id, position_id
+from engine.rules.moves import MoveBuffers
 from nets.train.benchmark.journal import LabelJournal, journal_path
 from nets.train.benchmark.scoring import FORMAT_VERSION, Benchmark, BenchmarkError, CubeRecord, MoveOption, MoveRecord
 from nets.train.benchmark.labelling import (DEFAULT_SEARCH, TOP_BY_CHEAP, TOP_BY_SEARCH, UNSCORED_RULE, LabelSetup,
@@ -243,7 +243,7 @@ def build_benchmark(labeller: str = DEFAULT_LABELLER, n_moves: int = 6000, n_cub
 
 
 def _meta(setup: LabelSetup, levels, cards, sources, games, moves, cubes, dropped, low) -> dict:
-    from engine.agent import DEFAULT_FILTERS
+    from engine.players.agent import DEFAULT_FILTERS
 
     return {
         "format": FORMAT_VERSION, "labeller": setup.labeller, "labeller_card": cards["labeller_card"],

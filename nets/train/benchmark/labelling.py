@@ -27,10 +27,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.ids import position_id
-from engine.moves import MoveBuffers, generate_moves
-from engine.net import equity_of
-from engine.search import invert_probs
+from engine.rules.ids import position_id
+from engine.rules.moves import MoveBuffers, generate_moves
+from engine.eval.net import equity_of
+from engine.search.nply import invert_probs
 from nets.train.labellers import BgsageLabeller, NetLabeller, parse_labeller
 
 TOP_BY_SEARCH = 5

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.ids import position_id
+from engine.rules.ids import position_id
 from nets.train.benchmark.scoring import (Benchmark, BenchmarkError, BenchmarkPlayer, CubeRecord, MoveRecord,
                                           cube_loss_pairs, move_outcomes, score, summarise)
 from nets.train.labellers import BGSAGE_PLIES
@@ -19,7 +19,7 @@ class NetBenchmarkPlayer:
 
     @classmethod
     def from_spec(cls, spec: str) -> "NetBenchmarkPlayer":
-        from engine.players import PlayerSpecError
+        from engine.players.registry import PlayerSpecError
         from nets.player import load_agent
 
         try:
@@ -40,7 +40,7 @@ class PubevalBenchmarkPlayer:
     name = "pubeval"
 
     def __init__(self) -> None:
-        from engine.players import PubevalPlayer
+        from engine.players.registry import PubevalPlayer
 
         self.player = PubevalPlayer()
 
@@ -54,14 +54,14 @@ class PubevalBenchmarkPlayer:
 class GnubgBenchmarkPlayer:
     """GNU Backgammon's 0-ply (its nets, in-process through ``gnubg_nn``): the move of
     its ``best_move`` and its ``probabilities(board, 0)``; gnubg_nn boards have the
-    player on roll in row 1 (see ``engine.gnubg_oracle``)."""
+    player on roll in row 1 (see ``engine.rules.gnubg_oracle``)."""
 
     name = "gnubg0"
 
     def __init__(self) -> None:
-        from engine.moves import MoveBuffers
-        from engine.players import GnubgPlayer
-        from engine.players import PlayerSpecError
+        from engine.rules.moves import MoveBuffers
+        from engine.players.registry import GnubgPlayer
+        from engine.players.registry import PlayerSpecError
 
         try:
             self.player = GnubgPlayer()
@@ -71,8 +71,8 @@ class GnubgBenchmarkPlayer:
         self.buffers = MoveBuffers()
 
     def result(self, board, d1, d2):
-        from engine.moves import generate_moves
-        from engine.players import GnubgPlayerError
+        from engine.rules.moves import generate_moves
+        from engine.players.registry import GnubgPlayerError
 
         n = generate_moves(np.ascontiguousarray(board, np.int8), d1, d2, *self.buffers.args())
         try:
@@ -91,7 +91,7 @@ class BgsageBenchmarkPlayer:
     benchmark only: the bot never plays through it."""
 
     def __init__(self, ply: int) -> None:
-        from engine.moves import MoveBuffers
+        from engine.rules.moves import MoveBuffers
         from nets.train.labellers import BgsageLabeller
 
         try:
@@ -105,7 +105,7 @@ class BgsageBenchmarkPlayer:
         self.buffers = MoveBuffers()
 
     def result(self, board, d1, d2):
-        from engine.moves import generate_moves
+        from engine.rules.moves import generate_moves
         from nets.train.labellers import sage_board
 
         n = generate_moves(np.ascontiguousarray(board, np.int8), d1, d2, *self.buffers.args())

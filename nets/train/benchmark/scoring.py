@@ -37,8 +37,8 @@ from typing import Iterable, Literal, Protocol
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from engine.cube import cube_decision, cube_life
-from engine.ids import board_from_position_id, match_state_from_id, position_id
+from engine.cube.decision import cube_decision, cube_life
+from engine.rules.ids import board_from_position_id, match_state_from_id, position_id
 
 CLASSES = ("contact", "crashed", "race")
 FORMAT_VERSION = 2  # 2: a move's ``by`` (the level that judged it) and depths up to 3

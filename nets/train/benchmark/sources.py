@@ -16,11 +16,11 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from engine.cube import may_double
-from engine.ids import CENTRED, MatchState, board_from_position_id, match_state_from_id, position_id
-from engine.moves import MoveBuffers, generate_moves
-from engine.notation import parse_gnubg
-from engine.position import Phase, classify
+from engine.cube.decision import may_double
+from engine.rules.ids import CENTRED, MatchState, board_from_position_id, match_state_from_id, position_id
+from engine.rules.moves import MoveBuffers, generate_moves
+from engine.rules.notation import parse_gnubg
+from engine.rules.position import Phase, classify
 
 CLASS_SHARES = {"contact": 0.5, "crashed": 0.2, "race": 0.3}
 EXPLORE = 0.05

@@ -1,0 +1,85 @@
+"""The full net's evaluation of a position a lookahead missed in its cache, with the
+part that depends only on the side on roll worked out once for many positions.
+
+Inside a lookahead the positions the full net evaluates come in runs from one
+position: every reply the pruning net passes on, for each of the 21 rolls, and
+flipped so that the side that did not move is on roll.  That side's checkers stay
+where they were unless a reply hits them, so the first-layer sums of its own units
+(its point units and the hand-made features of its own checkers alone: off, pips,
+back, home points, prime, blots, anchor, home count, timing) are the same for the
+whole run.  ``evaluate_split`` sums those units first, keyed by the side's row, and
+reuses them while the row stays the same; the other units are added after them in a
+fixed order.  A position's figures therefore depend only on the position (whether
+the own sums were reused or not, they are the same bits), so a cache holding them
+gives the same answer whichever path reached it first.  They equal the one-pass
+evaluation (``engine.eval.net.evaluate_one``) up to float32 rounding.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from engine.eval.encode import CONTACT, CONTACT2, CONTACT2_HALF, CONTACT_HALF, encode_into
+from engine.eval.incremental import _add_rows
+from engine.eval.net import net_probs, sigmoid
+
+OWN_TAIL = (0, 1, 2, 3, 4, 5, 6, 10)  # off, pips, back, home points, prime, blots, anchor, home count
+TIMING = 6  # among the extra features of contact2
+
+
+def _split(encoding: int) -> tuple[np.ndarray, np.ndarray]:
+    """The inputs of the side on roll's own units, and all the others, in order."""
+    half = CONTACT2_HALF if encoding == CONTACT2 else CONTACT_HALF
+    own = list(range(100)) + [100 + k for k in OWN_TAIL]
+    if encoding == CONTACT2:
+        own.append(CONTACT_HALF + TIMING)
+    owned = set(own)
+    rest = [i for i in range(2 * half) if i not in owned]
+    return np.array(own, np.int64), np.array(rest, np.int64)
+
+
+OWN_CONTACT, REST_CONTACT = _split(CONTACT)
+OWN_CONTACT2, REST_CONTACT2 = _split(CONTACT2)
+KEY = 25  # the own sums' row: 25 counts and a flag, stored after the sums
+
+
+@njit(cache=True, fastmath=True, inline="always")
+def _gather(x, indices, rows, deltas):
+    m = 0
+    for q in range(indices.shape[0]):
+        i = indices[q]
+        if x[i] != 0.0:
+            rows[m] = i
+            deltas[m] = x[i]
+            m += 1
+    return m
+
+
+@njit(cache=True, fastmath=True, error_model="numpy")
+def evaluate_split(W1, b1, W2, b2, arch, enc, board, x, h, own, key, rows, deltas, raw, probs):
+    """Five probabilities of ``board`` (side on roll in row 0) by a contact net of
+    the contact or contact2 encoding; ``own`` (the net's hidden size) and ``key``
+    (26 floats, the last 0 before first use) keep the own sums and their row."""
+    n_in, n_hidden = W1.shape
+    xs, hs, os = x[:n_in], h[:n_hidden], own[:n_hidden]
+    encode_into(enc, board, xs)
+    own_idx = OWN_CONTACT2 if enc == CONTACT2 else OWN_CONTACT
+    rest_idx = REST_CONTACT2 if enc == CONTACT2 else REST_CONTACT
+    same = key[KEY] == 1.0
+    if same:
+        for p in range(25):
+            if key[p] != board[0, p]:
+                same = False
+                break
+    if not same:
+        m = _gather(xs, own_idx, rows, deltas)
+        _add_rows(os, b1, W1, rows, deltas, m)
+        for p in range(25):
+            key[p] = board[0, p]
+        key[KEY] = 1.0
+    m = _gather(xs, rest_idx, rows, deltas)
+    _add_rows(hs, os, W1, rows, deltas, m)
+    for j in range(n_hidden):
+        hs[j] = sigmoid(hs[j])
+    net_probs(arch, W2, b2, hs, raw, probs)

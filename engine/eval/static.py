@@ -1,0 +1,84 @@
+"""0-ply decisions without the search kernels: a small path for a cold start.
+
+``engine.search.nply.rank_candidates`` evaluates a roll's candidates as one set
+(``engine.eval.eval_sets.static_set``, incremental) and links the whole lookahead, so
+numba compiles all of the 2-ply search the first time any decision is made, even at
+0-ply.  The functions here give the same 0-ply figures one candidate at a time
+(equal up to float32 rounding) and compile only the net, the encoders and the
+bearoff lookup: what a bot needs to play while the search is still being compiled
+elsewhere (``fibsbot.warmup``), and all that a 0-ply decision ever needs.
+
+Compiling even these takes over ten CPU seconds on a fresh install, so
+``rank_interpreted`` and ``probabilities_interpreted`` run the same code without
+numba (``engine.eval.pytwin``): a few milliseconds a candidate, nothing to compile.
+
+Context layout: ``engine.search.nply.make_context`` (only the nets, the bearoff tables
+and the scratch of slots 7-11 are used here).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from engine.eval.eval_sets import _bearoff_probs, _in_home, _won, invert_probs
+from engine.eval.evaluator import evaluate_pair
+from engine.rules.boards import flip_into as _flip
+from engine.eval.pytwin import twin
+
+WON = 99  # the depth given to a move that ends the game: its value is exact
+
+
+# inline: a call passes the context's tuple of arrays field by field, and this runs for
+# every position a lookahead looks up (the 2-ply search ran about 15% faster inlined)
+@njit(cache=True, inline="always")
+def evaluate_static(ctx, board, probs):
+    """Static probabilities of ``board`` for its side on roll, without the cache."""
+    if _in_home(board[0]) and _in_home(board[1]):
+        _bearoff_probs(ctx, board, probs)
+    else:
+        evaluate_pair(ctx[0], board, ctx[7], ctx[8], ctx[9], probs)
+
+
+@njit(cache=True)
+def weighted_equity(p, weights):
+    """Equity with gammon and backgammon values (money: all ones)."""
+    return 2.0 * p[0] - 1.0 + weights[0] * p[1] + weights[1] * p[2] - weights[2] * p[3] - weights[3] * p[4]
+
+
+@njit(cache=True)
+def rank_static(ctx, candidates, n, weights, equities, probs, plies):
+    """0-ply figures of ``n`` post-move boards (mover in row 0), as
+    ``engine.search.nply.rank_candidates`` gives them at ply 0: per-candidate equity
+    (``weights``), the mover's probabilities, and the depth (0, or ``WON`` for a move
+    that ends the game, which is always chosen); returns the best index."""
+    flipped = np.empty_like(candidates[0])
+    p = np.empty(5, np.float32)
+    for i in range(n):
+        if candidates[i, 0].sum() == 0:
+            _won(candidates[i], p)
+            plies[i] = WON
+        else:
+            _flip(candidates[i], flipped)
+            evaluate_static(ctx, flipped, p)
+            invert_probs(p, p)  # the opponent's figures, turned to the mover's
+            plies[i] = 0
+        for j in range(5):
+            probs[i, j] = p[j]
+        equities[i] = weighted_equity(p, weights)
+    best = -1
+    for i in range(n):
+        if best < 0 or plies[i] > plies[best] or (plies[i] == plies[best] and equities[i] > equities[best]):
+            best = i
+    return best
+
+
+def rank_interpreted(ctx, candidates, n, weights, equities, probs, plies) -> int:
+    """``rank_static`` run by the interpreter (``engine.eval.pytwin``): nothing is compiled."""
+    boards = np.ascontiguousarray(candidates[:n], dtype=np.int64)  # numba's integer widths
+    return int(twin(rank_static)(ctx, boards, n, np.asarray(weights, np.float64), equities, probs, plies))
+
+
+def probabilities_interpreted(ctx, board, probs) -> None:
+    """``evaluate_static`` run by the interpreter: the side on roll's five probabilities."""
+    twin(evaluate_static)(ctx, np.ascontiguousarray(board, dtype=np.int64), probs)

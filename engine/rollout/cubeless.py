@@ -1,0 +1,289 @@
+"""Cubeless rollouts with common random numbers.
+
+Game ``g`` of a rollout uses the dice of ``game_seed(seed, g)`` whatever position
+is rolled out, so candidates of one decision meet the same dice sequences and the
+standard error of their difference shrinks (it is measured, see ``rollout_moves``).
+The first roll of game ``g`` is roll ``g mod 36`` of the 36 (quasi-random: every
+block of 36 games sees each first roll once).  Games stop ("truncate") once both
+sides are inside the one-sided bearoff database, whose probabilities then stand for
+the rest of the game; play is the agent's 0-ply choice: every legal move scored by
+the full net, or with ``prune`` = K as gnubg's rollouts play by default, the pruning
+net's K favourites scored by the full net (``ROLLOUT_PRUNE_KEEP``, 8, is the default of
+``fibsbot rollout --prune``: about as accurate as the full net on every move, at about
+twice its games per second; ``scripts/rollout_prune_accuracy.py`` measures both).
+
+Each game depends only on its index, so splitting the games over processes gives
+exactly the results of one process, and so does a Ray cluster (``ray_address``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from engine.rules.dice import DISTINCT_ROLLS, ROLL_WEIGHTS, game_seed, roll
+from engine.rollout.game import flip_into
+from engine.rules.moves import MoveBuffers, generate_moves
+from engine.rollout.parallel import map_chunks, parallelism, split_range
+from engine.players.registry import install_players, registered_players
+from engine.eval.eval_sets import _in_home
+from engine.eval.eval_sets import static_set
+from engine.eval.net import cubeless_equities, equity_of
+from engine.search.nply import _pruned, _won, evaluate0, invert_probs, rank_candidates
+
+MAX_TURNS = 2000
+ROLLOUT_PRUNE_KEEP = 8  # moves the pruning net passes on in a pruned rollout (4 costs accuracy)
+
+
+@njit(cache=True)
+def _choose0(ctx, boards, n, prune, filters, weights, buf2, buf1, equities, probs, plies, chosen):
+    """The 0-ply choice among ``n`` results, its mover probabilities in ``chosen``.
+
+    With ``prune`` > 0 (and a pruning net), the pruning net's ``prune`` favourites
+    are scored by the full net as one incremental set, without the cache: a rollout
+    rarely meets a position twice."""
+    keep = prune if ctx[13] > 0 else 0
+    if keep <= 0 or n <= keep:
+        best = rank_candidates(ctx, boards, n, 0, filters, weights, buf2, buf1, equities, probs, plies)
+        for j in range(5):
+            chosen[j] = probs[best, j]
+        return best
+    for i in range(n):
+        if boards[i, 0].sum() == 0:
+            _won(boards[i], chosen)
+            return i
+    mask = np.zeros(n, np.bool_)
+    _pruned(ctx, boards, n, np.empty((2, 25), np.int8), keep, mask)
+    few = np.empty((keep, 2, 25), np.int8)
+    where = np.empty(keep, np.int64)
+    m = 0
+    for i in range(n):
+        if mask[i]:
+            few[m] = boards[i]
+            where[m] = i
+            m += 1
+    static_set(ctx, few, m, probs)
+    top = 0
+    for c in range(1, m):
+        if equity_of(probs[c]) > equity_of(probs[top]):
+            top = c
+    for j in range(5):
+        chosen[j] = probs[top, j]
+    return where[top]
+
+
+@njit(cache=True)
+def _luck(ctx, board, d0, d1, filters, weights, root, buf2, buf1, equities, probs, plies, after, luck, prune):
+    """Play the 0-ply choice for (d0, d1) into ``after`` and return, in ``luck``, how
+    much better its 0-ply figures are for the mover than the average over the 21
+    rolls of the 0-ply choice of each (gnubg's variance reduction by luck
+    adjustment: the sum of these has mean zero, and taking it off a game's result
+    removes most of the dice's noise)."""
+    boards, steps, tk, st, stack = root
+    mean = np.zeros(5)
+    p = np.empty(5, np.float32)
+    for r in range(21):
+        a, b = DISTINCT_ROLLS[r, 0], DISTINCT_ROLLS[r, 1]
+        n = generate_moves(board, a, b, boards, steps, tk, st, stack)
+        best = _choose0(ctx, boards, n, prune, filters, weights, buf2, buf1, equities, probs, plies, p)
+        for j in range(5):
+            mean[j] += ROLL_WEIGHTS[r] * p[j]
+        if (a == d0 and b == d1) or (a == d1 and b == d0):
+            for j in range(5):
+                luck[j] = p[j]
+            for s in range(2):
+                for k in range(25):
+                    after[s, k] = boards[best, s, k]
+    for j in range(5):
+        luck[j] -= mean[j]
+
+
+@njit(cache=True)
+def rollout_games(ctx, start_board, seed, first_game, n_games, truncate, filters, weights,
+                  root, buf2, buf1, equities, probs, plies, out, varredn=False, max_turns=0, prune=0):
+    """Fill ``out[i]`` with the five outcomes (or truncated probabilities) of game
+    ``first_game + i`` from ``start_board`` (side on roll in row 0, before its roll),
+    from that side's point of view.  ``varredn``: less the luck of every roll (see
+    ``_luck``); ``max_turns`` > 0: stop after that many turns with the 0-ply figures;
+    ``prune`` > 0: the pruning net picks that many moves for the full net (``_choose0``)."""
+    boards, steps, tk, st, stack = root
+    board = np.empty((2, 25), np.int8)
+    after = np.empty((2, 25), np.int8)
+    p = np.empty(5, np.float32)
+    result = np.empty(5)  # the side on roll's, float64 as ``out``
+    luck = np.empty(5)
+    luck_sum = np.zeros(5)  # the starting side's view
+    for i in range(n_games):
+        g = first_game + i
+        s = game_seed(seed, g)
+        for side in range(2):
+            for k in range(25):
+                board[side, k] = start_board[side, k]
+        sign = 0  # 0: the starting side is on roll
+        finished = False
+        luck_sum[:] = 0.0
+        for turn in range(MAX_TURNS):
+            if (truncate and _in_home(board[0]) and _in_home(board[1])) or (max_turns > 0 and turn == max_turns):
+                evaluate0(ctx, board, p)
+                for j in range(5):
+                    result[j] = p[j]
+                finished = True
+                break
+            if turn == 0:
+                r = g % 36
+                d0 = r // 6 + 1
+                d1 = r % 6 + 1
+            else:
+                d0, d1 = roll(s, turn)
+            if varredn:
+                _luck(ctx, board, d0, d1, filters, weights, root, buf2, buf1, equities, probs, plies, after, luck,
+                      prune)
+                if sign == 1:
+                    invert_probs(luck, luck)  # a difference: the mover's gains are the starter's losses
+                    luck[0] -= 1.0
+                for j in range(5):
+                    luck_sum[j] += luck[j]
+            else:
+                n = generate_moves(board, d0, d1, boards, steps, tk, st, stack)
+                best = 0
+                if n > 1:
+                    best = _choose0(ctx, boards, n, prune, filters, weights, buf2, buf1, equities, probs, plies, p)
+                for side in range(2):
+                    for k in range(25):
+                        after[side, k] = boards[best, side, k]
+            if after[0].sum() == 0:
+                _won(after, result)  # the mover's: the side on roll this turn
+                finished = True
+                break
+            flip_into(after, board)
+            sign ^= 1
+        if not finished:
+            result[:] = 0.0  # a game past MAX_TURNS (never seen) counts as nothing
+        elif sign == 1:
+            invert_probs(result, result)
+        for j in range(5):
+            out[i, j] = result[j] - luck_sum[j]
+
+
+@dataclass(frozen=True)
+class RolloutResult:
+    games: int
+    probs: tuple[float, ...]  # mean of the five outputs, the starting side's view
+    probs_stderr: tuple[float, ...]
+    equity: float  # cubeless money equity of the starting side
+    equity_stderr: float
+    equities: np.ndarray  # per-game equity, for paired comparisons
+
+    def as_dict(self) -> dict:
+        return {"games": self.games, "probs": list(self.probs), "probs_stderr": list(self.probs_stderr),
+                "equity": self.equity, "equity_stderr": self.equity_stderr}
+
+
+def _summarise(outcomes: np.ndarray) -> RolloutResult:
+    n = len(outcomes)
+    eq = cubeless_equities(outcomes)
+    se = outcomes.std(axis=0, ddof=1) / math.sqrt(n) if n > 1 else np.zeros(5)
+    return RolloutResult(n, tuple(float(x) for x in outcomes.mean(axis=0)), tuple(float(x) for x in se),
+                         float(eq.mean()), float(eq.std(ddof=1) / math.sqrt(n)) if n > 1 else 0.0, eq)
+
+
+def _play(agent, board: np.ndarray, seed: int, first: int, count: int, truncate: bool, varredn: bool = False,
+          max_turns: int = 0, prune: int = 0) -> np.ndarray:
+    if isinstance(prune, bool) or prune < 0:
+        raise ValueError(f"prune is a number of moves (0: no pruning), not {prune!r}")
+    out = np.zeros((count, 5), np.float64)
+    rollout_games(agent.ctx, np.ascontiguousarray(board, np.int8), np.uint64(seed), first, count, truncate,
+                  agent.filters, np.ones(4), MoveBuffers().args(), agent._buf2.args(), agent._buf1.args(),
+                  agent._equities, agent._probs, agent._plies, out, varredn, max_turns, prune)
+    return out
+
+
+def rollout_agent(spec: str):
+    """The searching agent of a player spec (``net:NAME``): its 0-ply plays the games."""
+    from engine.players.agent import Agent
+    from engine.players.registry import PlayerSpecError, make_player
+
+    agent = make_player(spec)
+    if not isinstance(agent, Agent):
+        raise PlayerSpecError(f"{spec}: a rollout needs a net (net:NAME), not {agent.name}")
+    return agent
+
+
+_worker_agents: dict = {}
+
+
+def _worker(players: dict, spec: str, board: np.ndarray, seed: int, first: int, count: int, truncate: bool,
+            varredn: bool = False, max_turns: int = 0, prune: int = 0) -> np.ndarray:
+    agent = _worker_agents.get(spec)
+    if agent is None:
+        install_players(players)  # a Ray or spawned worker knows only the engine's own specs
+        agent = _worker_agents[spec] = rollout_agent(spec)
+    return _play(agent, board, seed, first, count, truncate, varredn, max_turns, prune)
+
+
+def _outcomes(boards: list[np.ndarray], games: int, spec: str, agent, seed: int, truncate: bool, workers: int,
+              ray_address: str | None, varredn: bool = False, max_turns: int = 0,
+              prune: int = 0) -> list[np.ndarray]:
+    """Per-game outcomes of ``games`` games from each board; every board's chunks go out
+    in one batch so the processes or the cluster stay busy across boards."""
+    if workers <= 1 and ray_address is None:
+        if agent is None:
+            agent = rollout_agent(spec)
+        return [_play(agent, board, seed, 0, games, truncate, varredn, max_turns, prune) for board in boards]
+    ranges = split_range(games, parallelism(workers, ray_address))
+    players = registered_players()
+    tasks = [(players, spec, board, seed, first, count, truncate, varredn, max_turns, prune)
+             for board in boards for first, count in ranges]
+    parts = map_chunks(_worker, tasks, workers=workers, ray_address=ray_address)
+    k = len(ranges)
+    return [np.concatenate(parts[i * k:(i + 1) * k]) for i in range(len(boards))]
+
+
+def rollout_position(board: np.ndarray, games: int, *, spec: str = "net:default", agent=None, seed: int = 1,
+                     truncate: bool = True, workers: int = 1, ray_address: str | None = None,
+                     varredn: bool = False, max_turns: int = 0, prune: int = 0) -> RolloutResult:
+    """Roll out a position (side on roll in row 0, before its roll).
+
+    With ``workers > 1`` or a ``ray_address`` the games run in processes or Ray tasks
+    that load ``spec`` themselves (``agent`` is then not used).  ``varredn``: luck
+    adjustment over the 21 rolls at every turn (about 21 times the work per game);
+    ``max_turns`` > 0: games stop after that many turns with the 0-ply figures; ``prune``
+    > 0: play as gnubg's rollouts do, the pruning net choosing that many moves for the
+    full net to score (``ROLLOUT_PRUNE_KEEP`` is the usual figure)."""
+    if games < 1:
+        raise ValueError("a rollout needs at least one game")
+    return _summarise(_outcomes([board], games, spec, agent, seed, truncate, workers, ray_address, varredn,
+                                max_turns, prune)[0])
+
+
+def rollout_moves(board: np.ndarray, d1: int, d2: int, games: int, *, spec: str = "net:default", agent=None,
+                  seed: int = 1, truncate: bool = True, workers: int = 1, candidates: int = 5,
+                  ray_address: str | None = None, varredn: bool = False, max_turns: int = 0,
+                  prune: int = 0) -> list[dict]:
+    """Roll out the ``candidates`` best moves (by the agent's 0-ply) with common dice.
+
+    Each entry has the mover's equity, its standard error, and the difference to the
+    first move with the standard error of that paired difference."""
+    if games < 1:
+        raise ValueError("a rollout needs at least one game")
+    agent = agent or rollout_agent(spec)
+    ranked = agent.rank_moves(board, d1, d2, ply=0)[:candidates]
+    afters = [np.ascontiguousarray(move.board[::-1]) for move in ranked]  # opponent on roll
+    outcomes = _outcomes(afters, games, spec, agent, seed, truncate, workers, ray_address, varredn, max_turns,
+                         prune)
+    rows = []
+    for move, per_game in zip(ranked, outcomes):
+        res = _summarise(per_game)
+        rows.append((move, -res.equities, res))
+    base = rows[0][1]
+    out = []
+    for move, eq, res in rows:
+        diff = eq - base
+        out.append({"steps": move.steps, "equity": float(eq.mean()), "equity_stderr": res.equity_stderr,
+                    "diff": float(diff.mean()),
+                    "diff_stderr": float(diff.std(ddof=1) / math.sqrt(len(diff))) if len(diff) > 1 else 0.0,
+                    "probs": [1 - res.probs[0], res.probs[3], res.probs[4], res.probs[1], res.probs[2]]})
+    return out
