@@ -44,12 +44,12 @@ class _Section(BaseModel):
 
 class ServerSettings(_Section):
     host: str = "fibs.com"
-    port: int = Field(4321, ge=1, le=65535)
+    port: int = Field(default=4321, ge=1, le=65535)
     user: str | None = None
-    client_name: str = Field("fibsbot", pattern=r"^\S{1,20}$")  # sent in the login line
-    reconnect_backoff_base: float = Field(2.0, gt=0, description="first wait after a lost connection, seconds")
-    reconnect_backoff_max: float = Field(300.0, gt=0, description="longest wait between attempts, seconds")
-    keepalive_interval: float = Field(600.0, gt=0, description="seconds of silence before a harmless command")
+    client_name: str = Field(default="fibsbot", pattern=r"^\S{1,20}$")  # sent in the login line
+    reconnect_backoff_base: float = Field(default=2.0, gt=0, description="first wait after a lost connection, seconds")
+    reconnect_backoff_max: float = Field(default=300.0, gt=0, description="longest wait between attempts, seconds")
+    keepalive_interval: float = Field(default=600.0, gt=0, description="seconds of silence before a harmless command")
 
     @field_validator("user")
     @classmethod
@@ -59,7 +59,7 @@ class ServerSettings(_Section):
         return user
 
     @model_validator(mode="after")
-    def _backoff_order(self) -> "ServerSettings":
+    def _backoff_order(self) -> ServerSettings:
         if self.reconnect_backoff_max < self.reconnect_backoff_base:
             raise ValueError("reconnect_backoff_max must not be below reconnect_backoff_base")
         return self
@@ -68,15 +68,20 @@ class ServerSettings(_Section):
 class PlaySettings(_Section):
     net: str = "default"
     level: Literal["0", "1", "2", "table"] | None = Field(
-        None, description="how the bot decides: 0, 1 or 2 plies, or table (cubeful 2-ply with a deeper look at "
-                          "close decisions, up to `think` seconds each); unset: `ply`")
-    ply: int = Field(2, ge=0, le=2, description="the search depth when `level` is unset")
-    think: float = Field(1.0, gt=0, le=60, description="seconds a table-level decision may take (one core)")
+        default=None,
+        description="how the bot decides: 0, 1 or 2 plies, or table (cubeful 2-ply with a deeper look at "
+        "close decisions, up to `think` seconds each); unset: `ply`",
+    )
+    ply: int = Field(default=2, ge=0, le=2, description="the search depth when `level` is unset")
+    think: float = Field(default=1.0, gt=0, le=60, description="seconds a table-level decision may take (one core)")
     inactivity_timeout: float = Field(
-        600.0, gt=0, description="seconds without any activity in a match before it is dropped to idle")
+        default=600.0, gt=0, description="seconds without any activity in a match before it is dropped to idle"
+    )
     warmup: bool = Field(
-        True, description="at start, compile the search in a background process if it is not compiled yet "
-                          "(fibsbot.warmup), choosing moves at 0-ply until it is ready")
+        default=True,
+        description="at start, compile the search in a background process if it is not compiled yet "
+        "(fibsbot.warmup), choosing moves at 0-ply until it is ready",
+    )
 
     @property
     def agent_spec(self) -> str:
@@ -97,19 +102,19 @@ def _names(names: list[str]) -> list[str]:
 
 
 class InvitationPolicy(_Section):
-    min_length: int = Field(1, ge=1, le=99)
-    max_length: int = Field(11, ge=1, le=99)
+    min_length: int = Field(default=1, ge=1, le=99)
+    max_length: int = Field(default=11, ge=1, le=99)
     allow_unlimited: bool = False
     allow: list[str] = Field(default_factory=list, description="if not empty, only these may invite")
     deny: list[str] = Field(default_factory=list, description="never accepted (wins over allow)")
-    max_matches: int = Field(1, ge=1, le=1, description="matches at a time: FIBS allows one")
+    max_matches: int = Field(default=1, ge=1, le=1, description="matches at a time: FIBS allows one")
     auto_invite: list[str] = Field(default_factory=list, description="invited when seen ready")
-    auto_invite_length: int = Field(5, ge=1, le=99)
+    auto_invite_length: int = Field(default=5, ge=1, le=99)
 
     _check_names = field_validator("allow", "deny", "auto_invite")(_names)
 
     @model_validator(mode="after")
-    def _lengths(self) -> "InvitationPolicy":
+    def _lengths(self) -> InvitationPolicy:
         if self.min_length > self.max_length:
             raise ValueError(f"min_length {self.min_length} exceeds max_length {self.max_length}")
         return self
@@ -121,9 +126,12 @@ _TOML_DATA: ContextVar[dict[str, Any] | None] = ContextVar("fibsbot_toml_data", 
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
-        env_prefix=ENV_PREFIX, env_nested_delimiter="__", extra="forbid", frozen=True,
+        env_prefix=ENV_PREFIX,
+        env_nested_delimiter="__",
+        extra="forbid",
+        frozen=True,
         case_sensitive=False,
-    )  # fmt: skip
+    )
 
     server: ServerSettings = Field(default_factory=ServerSettings)
     play: PlaySettings = Field(default_factory=PlaySettings)

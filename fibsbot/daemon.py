@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import signal
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import structlog
 
@@ -24,6 +25,10 @@ from fibsbot.records.queue import TrainingQueue
 from fibsbot.warmup import start_warmup
 from nets.player import load_agent
 from nets.store import NetStore
+
+if TYPE_CHECKING:
+    from fibsbot.client.connection import BotClient
+    from fibsbot.warmup import SearchWarmup
 
 
 def prepare_logging(settings: Settings) -> Path:
@@ -42,9 +47,9 @@ class NetReloader(NullObserver):
         self.settings = settings
         self.store = NetStore(settings.data_dir / "nets")
         self.records = records
-        self.client = None
+        self.client: BotClient | None = None
         self.version = self.store.current_version()
-        self.search_ready = None  # the start's warm-up, handed to every agent it loads
+        self.search_ready: SearchWarmup | None = None  # the start's warm-up, handed to every agent it loads
 
     def agent_spec(self) -> str:
         current = self.store.current_path()
@@ -78,8 +83,14 @@ async def run_daemon(settings: Settings, stop: asyncio.Event | None = None) -> N
     log = structlog.get_logger("fibsbot.daemon")
     user, _ = settings.fibs_login()
     queue = TrainingQueue(settings.queue_path)
-    records = MatchRecords(settings.matches_dir, queue, user=user, net_version="",
-                           wire_log=WireLog(log), site=f"{settings.server.host}:{settings.server.port}")
+    records = MatchRecords(
+        settings.matches_dir,
+        queue,
+        user=user,
+        net_version="",
+        wire_log=WireLog(log),
+        site=f"{settings.server.host}:{settings.server.port}",
+    )
     reloader = NetReloader(settings, records)
     agent = reloader.load_agent()
     reloader.search_ready = start_warmup(agent, log, enabled=settings.play.warmup)
@@ -102,10 +113,17 @@ async def run_daemon(settings: Settings, stop: asyncio.Event | None = None) -> N
         client.stop()
 
     watcher = asyncio.create_task(stopper())
-    log.info("daemon_start", user=user, server=settings.server.host, port=settings.server.port,
-             agent=agent.name, data_dir=str(settings.data_dir))
-    owner.started(server=settings.server.host, port=settings.server.port, agent=agent.name,
-                  net_version=records.net_version)
+    log.info(
+        "daemon_start",
+        user=user,
+        server=settings.server.host,
+        port=settings.server.port,
+        agent=agent.name,
+        data_dir=str(settings.data_dir),
+    )
+    owner.started(
+        server=settings.server.host, port=settings.server.port, agent=agent.name, net_version=records.net_version
+    )
     try:
         await client.run()
     finally:

@@ -35,14 +35,16 @@ is called with the board of its player 1 and ``fRoll`` = the player on move):
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
 from engine.rules.ids import CENTRED, MatchState, MatchStateError
 from engine.rules.notation import format_gnubg
-from fibsbot.protocol.board import UNLIMITED, BoardLineError, parse_board_line
+from fibsbot.protocol.board import BoardLineError, parse_board_line
+from fibsbot.protocol.match.state import BoardReading, match_state
 
 REQUEST_END = b"\0"
 MAX_REQUEST = 4096  # a board line is about 150 bytes
@@ -75,7 +77,9 @@ class Request:
 
 
 def read_request(line: str, our_name: str | None = None, seat: int | None = None) -> Request:
-    """Parse one request from gnubg; ``seat``: our gnubg player if known (see the module notes)."""
+    """Parse one request from gnubg; ``seat``: our gnubg player if known (see the module notes).
+    The match state is the live driver's reading (``protocol.match.state.match_state``), told
+    how gnubg writes the line and strict: a state the engine refuses is a bad request."""
     try:
         fibs = parse_board_line(line.strip())
     except BoardLineError as exc:
@@ -91,39 +95,41 @@ def read_request(line: str, our_name: str | None = None, seat: int | None = None
     beaver = doubled and on_move == seat
 
     player1, player0 = fibs.our_rows()
-    flags = (fibs.player_may_double, fibs.opponent_may_double)  # player 1's, player 0's
     ours, theirs = (player1, player0) if seat == 1 else (player0, player1)
-    our_flag, their_flag = flags if seat == 1 else flags[::-1]
     board = np.stack([ours, theirs]).astype(np.int8)
 
     field1_is_us = seat ^ on_move == seat  # field 1 is gnubg's player number (asked XOR on move)
     named_in_field1 = our_name is not None and fibs.player == our_name and fibs.opponent != our_name
     named_in_field2 = our_name is not None and fibs.opponent == our_name and fibs.player != our_name
     names_disagree = (named_in_field1 and not field1_is_us) or (named_in_field2 and field1_is_us)
-    score = (fibs.player_score, fibs.opponent_score)
-    if not field1_is_us:
-        score = score[::-1]
 
-    if our_flag and not their_flag:
-        owner = 0
-    elif their_flag and not our_flag:
-        owner = 1
-    else:
-        owner = CENTRED
     dice = fibs.player_dice if fibs.player_dice != (0, 0) else fibs.opponent_dice
     rolled = None if dice == (0, 0) or doubled else (max(dice), min(dice))
-    length = 0 if fibs.match_length == UNLIMITED else fibs.match_length
-    crawford = fibs.is_crawford_game
+    reading = BoardReading(
+        our_score_first=field1_is_us, our_flag_first=seat == 1, flags_alone_tell_owner=True, jacoby=None
+    )
     try:
-        state = MatchState(
-            cube=fibs.cube, cube_owner=owner, on_roll=0 if beaver or not doubled else 1, to_decide=0,
-            crawford=crawford, doubled=doubled, dice=rolled or (0, 0), match_length=length, score=score,
-        )  # fmt: skip
+        state = match_state(
+            fibs,
+            on_roll=0 if beaver or not doubled else 1,
+            doubled=doubled,
+            dice=rolled or (0, 0),
+            reading=reading,
+            strict=True,
+        )
     except MatchStateError as exc:
         raise ExternalRequestError(f"inconsistent match state: {exc}") from None
-    may_double = not doubled and rolled is None and not crawford and owner in (CENTRED, 0)
-    return Request(board=board, state=state, dice=rolled, doubled=doubled and not beaver, beaver=beaver,
-                   may_double=may_double, seat=seat, names_disagree=names_disagree)  # fmt: skip
+    may_double = not doubled and rolled is None and not state.crawford and state.cube_owner in (CENTRED, 0)
+    return Request(
+        board=board,
+        state=state,
+        dice=rolled,
+        doubled=doubled and not beaver,
+        beaver=beaver,
+        may_double=may_double,
+        seat=seat,
+        names_disagree=names_disagree,
+    )
 
 
 def decide(request: Request, agent: Decider) -> str:
@@ -145,8 +151,9 @@ def answer(board_line: str, agent: Decider, our_name: str | None = None, seat: i
     return answer_request(board_line, agent, our_name, seat)[0]
 
 
-def answer_request(board_line: str, agent: Decider, our_name: str | None = None,
-                   seat: int | None = None) -> tuple[str, Request | None]:  # fmt: skip
+def answer_request(
+    board_line: str, agent: Decider, our_name: str | None = None, seat: int | None = None
+) -> tuple[str, Request | None]:
     """(answer line, the request as read, None if it was bad)."""
     try:
         request = read_request(board_line, our_name, seat)
@@ -163,8 +170,9 @@ AnswerHook = Callable[[str, str], None]
 class ExternalPlayerServer:
     """Serves gnubg's requests, one connection at a time, the agent in a worker thread."""
 
-    def __init__(self, agent: Decider, *, our_name: str | None = None, log: Any = None,
-                 on_answer: AnswerHook | None = None) -> None:  # fmt: skip
+    def __init__(
+        self, agent: Decider, *, our_name: str | None = None, log: Any = None, on_answer: AnswerHook | None = None
+    ) -> None:
         self.agent = agent
         self.our_name = our_name
         self.on_answer = on_answer
@@ -195,15 +203,14 @@ class ExternalPlayerServer:
                     continue
                 async with self._agent_lock:
                     try:
-                        reply, request = await asyncio.to_thread(
-                            answer_request, line, self.agent, self.our_name, seat
-                        )
+                        reply, request = await asyncio.to_thread(answer_request, line, self.agent, self.our_name, seat)
                         if seat is None and request is not None and not (request.doubled or request.beaver):
                             seat = request.seat
                         if request is not None and request.names_disagree and not names_reported:
                             names_reported = True
-                            self._event("external_names_disagree", our_name=self.our_name, seat=request.seat,
-                                        request=line)  # fmt: skip
+                            self._event(
+                                "external_names_disagree", our_name=self.our_name, seat=request.seat, request=line
+                            )
                     except Exception as exc:  # a failing engine must not leave gnubg waiting
                         reply = f"Error: internal error: {type(exc).__name__}: {exc}"
                         if self._log is not None:

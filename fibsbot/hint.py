@@ -34,12 +34,19 @@ def as_player0(state: MatchState, player: int) -> MatchState:
     if player == 0:
         return state
     owner = state.cube_owner if state.cube_owner == CENTRED else 1 - state.cube_owner
-    return replace(state, on_roll=1 - state.on_roll, to_decide=1 - state.to_decide, cube_owner=owner,
-                   score=(state.score[1], state.score[0]))
+    assert state.to_decide is not None  # MatchState.__post_init__ fills it from on_roll
+    return replace(
+        state,
+        on_roll=1 - state.on_roll,
+        to_decide=1 - state.to_decide,
+        cube_owner=owner,
+        score=(state.score[1], state.score[0]),
+    )
 
 
-def parse_request(position: str | None = None, match: str | None = None, xgid: str | None = None,
-                  dice: tuple[int, int] | None = None) -> HintRequest:
+def parse_request(
+    position: str | None = None, match: str | None = None, xgid: str | None = None, dice: tuple[int, int] | None = None
+) -> HintRequest:
     try:
         if xgid:
             if position or match:
@@ -60,7 +67,8 @@ def parse_request(position: str | None = None, match: str | None = None, xgid: s
         raise HintError(str(exc)) from exc
     if Position(board).is_game_over():
         raise HintError("the game is over: there is nothing to decide")
-    return HintRequest(np.ascontiguousarray(board, dtype=np.int8), state, tuple(dice) if dice else None)
+    # a pair: check_dice took exactly two
+    return HintRequest(np.ascontiguousarray(board, dtype=np.int8), state, (dice[0], dice[1]) if dice else None)
 
 
 def hint(agent: Agent, request: HintRequest, limit: int | None = None) -> dict:
@@ -71,20 +79,22 @@ def hint(agent: Agent, request: HintRequest, limit: int | None = None) -> dict:
         choice = agent.choose_move(board, *request.dice, me)
         moves = []
         for ranked in choice.ranked[:limit]:
-            moves.append({
-                "move": format_gnubg(board, ranked.steps) if ranked.steps else "(no legal move)",
-                "position_id": position_id(ranked.board[::-1].copy()),
-                "equity": round(ranked.equity, 6),
-                "probs": [round(p, 6) for p in ranked.probs],
-                "ply": ranked.ply,
-            })
-        answer = {"player": agent.name, "dice": list(request.dice), "ply": agent.ply,
-                  "moves": moves}
+            moves.append(
+                {
+                    "move": format_gnubg(board, ranked.steps) if ranked.steps else "(no legal move)",
+                    "position_id": position_id(ranked.board[::-1].copy()),
+                    "equity": round(ranked.equity, 6),
+                    "probs": [round(p, 6) for p in ranked.probs],
+                    "ply": ranked.ply,
+                }
+            )
+        answer = {"player": agent.name, "dice": list(request.dice), "ply": agent.ply, "moves": moves}
         if agent.ply > 0:
             answer["filters"] = [float(f) for f in agent.filters]  # (k1, w1, k2, w2): see filter_note
         return answer
     if state.doubled:
         taker = state.to_decide
+        assert taker is not None  # MatchState.__post_init__ fills it from on_roll
         me = as_player0(state, taker)
         decision = agent.take_decision(np.ascontiguousarray(board[::-1]), me)
         kind = "take"
@@ -92,9 +102,14 @@ def hint(agent: Agent, request: HintRequest, limit: int | None = None) -> dict:
         me = as_player0(state, state.on_roll)
         decision = agent.double_decision(board, me)
         kind = "double"
-    return {"player": agent.name, "decision": kind, "action": decision.action, "ply": agent.ply,
-            "equities": {k: round(float(v), 6) for k, v in decision.equities.items()},
-            "probs": [round(float(p), 6) for p in decision.probs]}
+    return {
+        "player": agent.name,
+        "decision": kind,
+        "action": decision.action,
+        "ply": agent.ply,
+        "equities": {k: round(float(v), 6) for k, v in decision.equities.items()},
+        "probs": [round(float(p), 6) for p in decision.probs],
+    }
 
 
 def parse_batch_line(line: str) -> HintRequest:
@@ -122,8 +137,10 @@ def filter_note(answer: dict) -> str:
     passes = f"the best {k1:.0f} within {w1:.3f} of the best 0-ply equity go on to 1-ply"
     if ply >= 2:
         passes += f", and of those the best {k2:.0f} within {w2:.3f} of the best 1-ply equity go on to 2-ply"
-    return (f"{ply}-ply asked: {deep} of the {len(moves)} moves listed reached it; each shows the ply it stopped at.\n"
-            f"The move filter: {passes}; a pass left with fewer than 2 moves is not run (the best move is clear).")
+    return (
+        f"{ply}-ply asked: {deep} of the {len(moves)} moves listed reached it; each shows the ply it stopped at.\n"
+        f"The move filter: {passes}; a pass left with fewer than 2 moves is not run (the best move is clear)."
+    )
 
 
 def format_text(answer: dict) -> str:
@@ -136,5 +153,7 @@ def format_text(answer: dict) -> str:
         return "\n".join(lines + ([note] if note else []))
     probs = " ".join(f"{p:.3f}" for p in answer["probs"])
     eq = "  ".join(f"{k.replace('_', ' ')}: {v:+.3f}" for k, v in answer["equities"].items())
-    return (f"0-ply cubeless probabilities: {probs}\n{answer['ply']}-ply cubeful equities: {eq}\n"
-            f"Proper cube action: {answer['action']}")
+    return (
+        f"0-ply cubeless probabilities: {probs}\n{answer['ply']}-ply cubeful equities: {eq}\n"
+        f"Proper cube action: {answer['action']}"
+    )

@@ -46,8 +46,13 @@ def engine_digest() -> str:
     h = hashlib.sha256()
     for path in sorted(ENGINE_DIR.glob("*.py")):
         h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-    for part in (numba.__version__, sys.version, platform.machine(), str(ENGINE_DIR),
-                 os.environ.get("NUMBA_CACHE_DIR", "")):
+    for part in (
+        numba.__version__,
+        sys.version,
+        platform.machine(),
+        str(ENGINE_DIR),
+        os.environ.get("NUMBA_CACHE_DIR", ""),
+    ):
         h.update(part.encode() + b"\0")
     return h.hexdigest()
 
@@ -84,8 +89,9 @@ class SearchWarmup:
     or overran ``timeout_s`` (``search_warmup_failed``: the agent then compiles the
     search in-process)."""
 
-    def __init__(self, agent_spec: str, timeout_s: float = WARMUP_TIMEOUT_S, command: list[str] | None = None,
-                 logger=None) -> None:
+    def __init__(
+        self, agent_spec: str, timeout_s: float = WARMUP_TIMEOUT_S, command: list[str] | None = None, logger=None
+    ) -> None:
         self.agent_spec = agent_spec
         self.timeout_s = timeout_s
         self.command = command
@@ -97,24 +103,37 @@ class SearchWarmup:
         self.outcome = ""  # "cached", "warmed", "failed" once ready
         self._lock = threading.Lock()
 
-    def start(self) -> "SearchWarmup":
+    def start(self) -> SearchWarmup:
         if self.marker.is_file():
             self._finish("cached")
             return self
         self.marker.parent.mkdir(parents=True, exist_ok=True)
-        command = self.command or [sys.executable, "-m", "fibsbot.warmup", "--agent", self.agent_spec,
-                                   "--marker", str(self.marker)]
+        command = self.command or [
+            sys.executable,
+            "-m",
+            "fibsbot.warmup",
+            "--agent",
+            self.agent_spec,
+            "--marker",
+            str(self.marker),
+        ]
         self.started = time.monotonic()
         try:
             with open(self.log_path, "wb") as err:
-                self.proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                             stderr=err, close_fds=True)
+                self.proc = subprocess.Popen(
+                    command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err, close_fds=True
+                )
         except OSError as exc:
             self.log.warning("search_warmup_failed", reason=f"could not start: {exc}", fallback="compile in-process")
             self._finish("failed")
             return self
-        self.log.info("search_warming", pid=self.proc.pid, agent=self.agent_spec, marker=str(self.marker),
-                      until="the warm-up has compiled the search, moves are chosen at 0-ply")
+        self.log.info(
+            "search_warming",
+            pid=self.proc.pid,
+            agent=self.agent_spec,
+            marker=str(self.marker),
+            until="the warm-up has compiled the search, moves are chosen at 0-ply",
+        )
         return self
 
     @property
@@ -134,8 +153,13 @@ class SearchWarmup:
                 self._failed(f"no result after {self.timeout_s:.0f} s")
             elif code == 0 and self.marker.is_file():
                 figures = _read(self.marker)
-                self.log.info("search_ready", pid=self.proc.pid, seconds=round(time.monotonic() - self.started, 1),
-                              child=figures, next="the search is loaded from numba's cache")
+                self.log.info(
+                    "search_ready",
+                    pid=self.proc.pid,
+                    seconds=round(time.monotonic() - self.started, 1),
+                    child=figures,
+                    next="the search is loaded from numba's cache",
+                )
                 self._finish("warmed")
             else:
                 self._failed(f"exit code {code}")
@@ -179,14 +203,13 @@ def start_warmup(agent, logger=None, enabled: bool = True) -> SearchWarmup | Non
 def warm(agent_spec: str) -> None:
     """Compile every kernel a playing bot calls once its search is ready: the move
     choice (the lookahead, the 0-ply choice beside it and the cubeful look at the
-    score), the cubeful cube decisions behind cube and resignation answers, and the 0-ply paths of a 0-ply agent (the arena's
-    sparring bot decides its cube with one)."""
+    score), the cubeful cube decisions behind cube and resignation answers, and the
+    0-ply paths of a 0-ply agent (the arena's sparring bot decides its cube with one)."""
     import numpy as np
 
+    from engine.rules.ids import MatchState
     from engine.rules.position import Position
     from nets.player import load_agent
-
-    from engine.rules.ids import MatchState
 
     board = np.ascontiguousarray(Position.initial().board)
     # the cubeful lookahead compiles apart for money and for a match (gammon values)
@@ -223,9 +246,14 @@ def main(argv: list[str] | None = None) -> int:
 def _warm_and_mark(agent_spec: str, marker: Path) -> int:
     start = time.perf_counter()
     warm(agent_spec)
-    figures = {"digest": engine_digest(), "agent": agent_spec, "pid": os.getpid(),
-               "seconds": round(time.perf_counter() - start, 2), **_usage(),
-               "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    figures = {
+        "digest": engine_digest(),
+        "agent": agent_spec,
+        "pid": os.getpid(),
+        "seconds": round(time.perf_counter() - start, 2),
+        **_usage(),
+        "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
     tmp = marker.with_name(f"{marker.name}.{os.getpid()}.tmp")
     tmp.write_text(json.dumps(figures))
     tmp.replace(marker)

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.players.agent import Agent
 from engine.eval.evaluator import Evaluator
+from engine.players.agent import Agent
 from engine.players.registry import PlayerSpecError, register_player
 
 NETS_DIR = Path(__file__).resolve().parent
@@ -33,8 +33,9 @@ def resolve_net_path(name: str) -> Path:
     if path.exists():
         return path
     known = shipped_nets()
-    raise PlayerSpecError(f"no net {name!r}: not shipped in nets/ (shipped: {', '.join(known) or 'none'}) "
-                          f"and no file {path}")
+    raise PlayerSpecError(
+        f"no net {name!r}: not shipped in nets/ (shipped: {', '.join(known) or 'none'}) and no file {path}"
+    )
 
 
 def shipped_nets() -> list[str]:

@@ -48,8 +48,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     benchmark = read_benchmark(args.set)
     counts = {c: sum(1 for r in benchmark.moves if r.cls == c) for c in CLASSES}
-    print(f"set {args.set}: labels {benchmark.meta.get('labeller', 'unknown')}, "
-          f"{', '.join(f'{n} {c}' for c, n in counts.items())}, {len(benchmark.cubes)} cube records\n")
+    print(
+        f"set {args.set}: labels {benchmark.meta.get('labeller', 'unknown')}, "
+        f"{', '.join(f'{n} {c}' for c, n in counts.items())}, {len(benchmark.cubes)} cube records\n"
+    )
     print("| player | contact | crashed | race | overall | cube | time |")
     print("|---|---|---|---|---|---|---|")
     results = []

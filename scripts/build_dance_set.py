@@ -31,15 +31,19 @@ def main(argv: list[str] | None = None) -> int:
     labeller = parse_labeller(args.labeller)
     labeller.require()
     start = time.perf_counter()
-    labels = np.concatenate([labeller.label(positions[i:i + args.chunk])
-                             for i in range(0, len(positions), args.chunk)])
-    source = (f"positions after a dance (nets.train.dances) from {', '.join(args.sources)}; "
-              f"labelled by {args.labeller}: python scripts/build_dance_set.py {' '.join(args.sources)} "
-              f"--labeller {args.labeller} --key {args.key} --out {args.out}")
-    np.savez_compressed(args.out, boards=positions, sources=np.array([source]),
-                        **{args.key: labels.astype(np.float16)})
-    print(f"{len(positions)} positions after a dance from {len(boards)}, labelled by {args.labeller} in "
-          f"{time.perf_counter() - start:.0f} s: {args.out}")
+    labels = np.concatenate(
+        [labeller.label(positions[i : i + args.chunk]) for i in range(0, len(positions), args.chunk)]
+    )
+    source = (
+        f"positions after a dance (nets.train.dances) from {', '.join(args.sources)}; "
+        f"labelled by {args.labeller}: python scripts/build_dance_set.py {' '.join(args.sources)} "
+        f"--labeller {args.labeller} --key {args.key} --out {args.out}"
+    )
+    np.savez_compressed(args.out, boards=positions, sources=np.array([source]), **{args.key: labels.astype(np.float16)})
+    print(
+        f"{len(positions)} positions after a dance from {len(boards)}, labelled by {args.labeller} in "
+        f"{time.perf_counter() - start:.0f} s: {args.out}"
+    )
     return 0
 
 

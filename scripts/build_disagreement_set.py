@@ -39,15 +39,23 @@ def main(argv: list[str] | None = None) -> int:
             second.append(data[args.keys[1]])
     boards, first, second = np.concatenate(boards), np.concatenate(first), np.concatenate(second)
     gap = np.abs(cubeless_equities(first) - cubeless_equities(second))
-    keep = np.sort(np.argsort(-gap, kind="stable")[:args.count])
-    source = (f"the {len(keep)} positions of {', '.join(args.sources)} where {args.keys[0]} and {args.keys[1]} "
-              f"differ most in cubeless equity (at least {gap[keep].min():.4f}): "
-              f"python scripts/build_disagreement_set.py {' '.join(args.sources)} --keys {' '.join(args.keys)} "
-              f"--count {args.count} --out {args.out}")
-    np.savez_compressed(args.out, boards=boards[keep], sources=np.array([source]),
-                        **{args.keys[0]: first[keep], args.keys[1]: second[keep]})
-    print(f"{len(keep)} of {len(boards)} positions, equity gap >= {gap[keep].min():.4f} "
-          f"(median of all {np.median(gap):.4f}): {args.out}")
+    keep = np.sort(np.argsort(-gap, kind="stable")[: args.count])
+    source = (
+        f"the {len(keep)} positions of {', '.join(args.sources)} where {args.keys[0]} and {args.keys[1]} "
+        f"differ most in cubeless equity (at least {gap[keep].min():.4f}): "
+        f"python scripts/build_disagreement_set.py {' '.join(args.sources)} --keys {' '.join(args.keys)} "
+        f"--count {args.count} --out {args.out}"
+    )
+    np.savez_compressed(
+        args.out,
+        boards=boards[keep],
+        sources=np.array([source]),
+        **{args.keys[0]: first[keep], args.keys[1]: second[keep]},
+    )
+    print(
+        f"{len(keep)} of {len(boards)} positions, equity gap >= {gap[keep].min():.4f} "
+        f"(median of all {np.median(gap):.4f}): {args.out}"
+    )
     return 0
 
 

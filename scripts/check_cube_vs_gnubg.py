@@ -30,9 +30,9 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator
 
 import numpy as np
 
@@ -40,8 +40,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine.cube.decision import DOUBLE_DROP, DOUBLE_TAKE, NO_DOUBLE, TOO_GOOD, cube_decision, cube_life  # noqa: E402
-from engine.rules.dice import game_seed, opening_roll, roll  # noqa: E402
 from engine.eval.evaluator import Evaluator, best_candidate  # noqa: E402
+from engine.rules.dice import game_seed, opening_roll, roll  # noqa: E402
 from engine.rules.ids import CENTRED, MatchState, position_id, xgid  # noqa: E402
 from engine.rules.moves import MoveBuffers, generate_moves  # noqa: E402
 from engine.rules.position import Position  # noqa: E402
@@ -69,8 +69,13 @@ class Scenario:
         if not self.away_roller:
             return MatchState(cube=self.cube, cube_owner=owner, on_roll=0, jacoby=True)
         length = max(self.away_roller, self.away_other) + 2
-        return MatchState(cube=self.cube, cube_owner=owner, on_roll=0, match_length=length,
-                          score=(length - self.away_roller, length - self.away_other))
+        return MatchState(
+            cube=self.cube,
+            cube_owner=owner,
+            on_roll=0,
+            match_length=length,
+            score=(length - self.away_roller, length - self.away_other),
+        )
 
 
 SCENARIOS = (
@@ -146,8 +151,9 @@ def selfplay_boards(evaluator: Evaluator, seed: int) -> Iterator[tuple[np.ndarra
         game += 1
 
 
-def choose_cases(count: int, seed: int, ours: ProbabilitySource, theirs: ProbabilitySource | None,
-                 evaluator: Evaluator) -> list[Case]:
+def choose_cases(
+    count: int, seed: int, ours: ProbabilitySource, theirs: ProbabilitySource | None, evaluator: Evaluator
+) -> list[Case]:
     rng = np.random.default_rng(seed)
     cases: list[Case] = []
     per_game: dict[int, int] = defaultdict(int)
@@ -171,8 +177,9 @@ def choose_cases(count: int, seed: int, ours: ProbabilitySource, theirs: Probabi
 _MARKER_COMMAND = "show matchlength"
 _MARKER = re.compile(r"New matches default to \d+ points?\.")
 _PROBS = re.compile(r"^\s*(\d\.\d+) (\d\.\d+) (\d\.\d+) - (\d\.\d+) (\d\.\d+) (\d\.\d+)\s*$", re.MULTILINE)
-_EQUITY = re.compile(r"^\s*\d\.\s+(No (?:re)?double|(?:Re)?[Dd]ouble, (?:take|pass|beaver))\s+([+-]\d+\.\d+)",
-                     re.MULTILINE)
+_EQUITY = re.compile(
+    r"^\s*\d\.\s+(No (?:re)?double|(?:Re)?[Dd]ouble, (?:take|pass|beaver))\s+([+-]\d+\.\d+)", re.MULTILINE
+)
 _PROPER = re.compile(r"Proper cube action:\s*([^(\n]+?)\s*(?:\(|$)", re.MULTILINE)
 
 
@@ -212,28 +219,44 @@ def parse_hint(text: str) -> GnubgCube:
         probs = np.array([values[0], values[1], values[2], values[4], values[5]])
     equities = {}
     for name, value in _EQUITY.findall(text):
-        key = "no_double" if name.lower().startswith("no") else (
-            "double_drop" if name.endswith("pass") else "double_take")
+        key = (
+            "no_double"
+            if name.lower().startswith("no")
+            else ("double_drop" if name.endswith("pass") else "double_take")
+        )
         equities[key] = float(value)
     return GnubgCube(action, take, optional, proper, probs, equities)
 
 
 def gnubg_hints(cases: list[Case], ply: int) -> list[GnubgCube]:
-    commands = ["set player 0 human", "set player 1 human", "set threads 1", "set output digits 6",
-                "set output mwc off", f"set evaluation cubedecision evaluation plies {ply}", _MARKER_COMMAND]
+    commands = [
+        "set player 0 human",
+        "set player 1 human",
+        "set threads 1",
+        "set output digits 6",
+        "set output mwc off",
+        f"set evaluation cubedecision evaluation plies {ply}",
+        _MARKER_COMMAND,
+    ]
     for case in cases:
         commands += [f"set xgid {xgid(case.board, case.state)}", "hint", _MARKER_COMMAND]
     with tempfile.NamedTemporaryFile("w", suffix=".gnubg", delete=False) as script:
         script.write("\n".join(commands) + "\n")
     try:
-        result = subprocess.run([str(GNUBG), "-t", "-q", "-r", "-c", script.name], stdin=subprocess.DEVNULL,
-                                capture_output=True, text=True, timeout=60 + len(cases) * (1 if ply < 2 else 10))
+        result = subprocess.run(
+            [str(GNUBG), "-t", "-q", "-r", "-c", script.name],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=60 + len(cases) * (1 if ply < 2 else 10),
+        )
     finally:
         os.unlink(script.name)
     chunks = _MARKER.split(result.stdout)
     if len(chunks) != len(cases) + 2:
-        raise RuntimeError(f"gnubg answered {len(chunks) - 2} of {len(cases)} positions; "
-                           f"stderr: {result.stderr[-2000:]}")
+        raise RuntimeError(
+            f"gnubg answered {len(chunks) - 2} of {len(cases)} positions; stderr: {result.stderr[-2000:]}"
+        )
     return [parse_hint(chunk) for chunk in chunks[1:-1]]
 
 
@@ -261,11 +284,22 @@ def compare(cases: list[Case], answers: list[GnubgCube], sources: dict[str, Prob
         if answer.action == "unavailable":
             continue
         life = cube_life(case.board)
-        row = {"position_id": position_id(case.board), "xgid": xgid(case.board, case.state),
-               "scenario": case.scenario.label, "game": case.game, "turn": case.turn, "cube_life": life,
-               "gnubg": {"action": answer.action, "take": answer.take, "text": answer.text,
-                         "probs": None if answer.probs is None else answer.probs.round(4).tolist(),
-                         "equities": answer.equities}, "ours": {}}
+        row = {
+            "position_id": position_id(case.board),
+            "xgid": xgid(case.board, case.state),
+            "scenario": case.scenario.label,
+            "game": case.game,
+            "turn": case.turn,
+            "cube_life": life,
+            "gnubg": {
+                "action": answer.action,
+                "take": answer.take,
+                "text": answer.text,
+                "probs": None if answer.probs is None else answer.probs.round(4).tolist(),
+                "equities": answer.equities,
+            },
+            "ours": {},
+        }
         decisions = {}
         for name, source in sources.items():
             if isinstance(source, PlayerDecider):
@@ -282,8 +316,13 @@ def compare(cases: list[Case], answers: list[GnubgCube], sources: dict[str, Prob
                 tally[1] += 1
             double_agree[name] += decision.double == (answer.action in (DOUBLE_TAKE, DOUBLE_DROP))
             take_agree[name] += decision.take == answer.take
-            row["ours"][name] = {"action": decision.action, "take": decision.take, "agree": ok,
-                                 "probs": np.round(probs, 4).tolist(), "equities": _rounded(decision.equities)}
+            row["ours"][name] = {
+                "action": decision.action,
+                "take": decision.take,
+                "agree": ok,
+                "probs": np.round(probs, 4).tolist(),
+                "equities": _rounded(decision.equities),
+            }
         rows.append(row)
     match_rows = [row for row in rows if not row["scenario"].startswith("money")]
     pct = lambda ok, n: round(100.0 * ok / n, 1) if n else None  # noqa: E731
@@ -296,12 +335,19 @@ def compare(cases: list[Case], answers: list[GnubgCube], sources: dict[str, Prob
         "unavailable": sum(a.action == "unavailable" for a in answers),
         "agreement": {name: pct(*totals[name]) for name in totals},
         "match_positions": len(match_rows),
-        "match_agreement": {name: pct(sum(r["ours"][name]["agree"] for r in match_rows if name in r["ours"]),
-                                      sum(name in r["ours"] for r in match_rows)) for name in totals},
+        "match_agreement": {
+            name: pct(
+                sum(r["ours"][name]["agree"] for r in match_rows if name in r["ours"]),
+                sum(name in r["ours"] for r in match_rows),
+            )
+            for name in totals
+        },
         "double_agreement": {name: pct(double_agree[name], totals[name][1]) for name in totals},
         "take_agreement": {name: pct(take_agree[name], totals[name][1]) for name in totals},
-        "by_scenario": {label: {name: pct(*t) for name, t in tallies.items()} | {"positions": counts[label]}
-                        for label, tallies in by_scenario.items()},
+        "by_scenario": {
+            label: {name: pct(*t) for name, t in tallies.items()} | {"positions": counts[label]}
+            for label, tallies in by_scenario.items()
+        },
         "rows": rows,
     }
 
@@ -313,36 +359,46 @@ def _describe(action: str, take: bool | None) -> str:
 
 
 def print_report(summary: dict, args, seconds: float, show: int) -> None:
-    print(f"compared {summary['compared']} cube decisions with gnubg {args.ply}-ply "
-          f"(seed {args.seed}; {summary['unavailable']} where gnubg allowed no double) in {seconds:.1f} s")
+    print(
+        f"compared {summary['compared']} cube decisions with gnubg {args.ply}-ply "
+        f"(seed {args.seed}; {summary['unavailable']} where gnubg allowed no double) in {seconds:.1f} s"
+    )
     print("agreement (action and take):      " + ", ".join(f"{k} {v}%" for k, v in summary["agreement"].items()))
-    print(f"match play only ({summary['match_positions']}):           "
-          + ", ".join(f"{k} {v}%" for k, v in summary["match_agreement"].items()))
-    print("double/no double agreement:       " + ", ".join(f"{k} {v}%" for k, v in
-                                                           summary["double_agreement"].items()))
-    print("take/drop agreement:              " + ", ".join(f"{k} {v}%" for k, v in
-                                                           summary["take_agreement"].items()))
+    print(
+        f"match play only ({summary['match_positions']}):           "
+        + ", ".join(f"{k} {v}%" for k, v in summary["match_agreement"].items())
+    )
+    print("double/no double agreement:       " + ", ".join(f"{k} {v}%" for k, v in summary["double_agreement"].items()))
+    print("take/drop agreement:              " + ", ".join(f"{k} {v}%" for k, v in summary["take_agreement"].items()))
     print("by score and cube:")
     for label, figures in summary["by_scenario"].items():
-        print(f"  {label:30s} {figures['positions']:4d} positions  "
-              + "  ".join(f"{k} {figures[k]}%" for k in summary["agreement"]))
+        print(
+            f"  {label:30s} {figures['positions']:4d} positions  "
+            + "  ".join(f"{k} {figures[k]}%" for k in summary["agreement"])
+        )
     primary = summary["primary"]
     wrong = [row for row in summary["rows"] if not row["ours"][primary]["agree"]]
     print(f"disagreements of the decisions from {primary}: {len(wrong)} (first {min(show, len(wrong))})")
     for row in wrong[:show]:
         gnubg, net = row["gnubg"], row["ours"][primary]
         nn = row["ours"].get("gnubg-nn")
-        print(f"  {row['xgid']} [{row['scenario']}]\n"
-              f"    gnubg: {gnubg['text']}, probs {gnubg['probs']}, {gnubg['equities']}\n"
-              f"    ours:  {_describe(net['action'], net['take'])}, probs {net['probs']}, "
-              f"{net['equities']}"
-              + (f"\n    ours from gnubg-nn probs: {_describe(nn['action'], nn['take'])}, "
-                 f"{nn['equities']}" if nn else ""))
+        print(
+            f"  {row['xgid']} [{row['scenario']}]\n"
+            f"    gnubg: {gnubg['text']}, probs {gnubg['probs']}, {gnubg['equities']}\n"
+            f"    ours:  {_describe(net['action'], net['take'])}, probs {net['probs']}, "
+            f"{net['equities']}"
+            + (f"\n    ours from gnubg-nn probs: {_describe(nn['action'], nn['take'])}, {nn['equities']}" if nn else "")
+        )
 
 
-def measure(count: int, seed: int, ply: int, evaluator: Evaluator,
-            sources: dict[str, ProbabilitySource] | None = None,
-            position_evaluator: Evaluator | None = None) -> dict:
+def measure(
+    count: int,
+    seed: int,
+    ply: int,
+    evaluator: Evaluator,
+    sources: dict[str, ProbabilitySource] | None = None,
+    position_evaluator: Evaluator | None = None,
+) -> dict:
     """Sample ``count`` positions from the self-play of ``position_evaluator`` (default
     ``evaluator``) and compare the decisions from each probability source (default:
     the net and gnubg-nn) with gnubg's at ``ply``; another source, a deeper search
@@ -366,16 +422,30 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1, help="seed of the self-play games (default 1)")
     parser.add_argument("--ply", type=int, default=0, choices=range(0, 5), help="gnubg's cube evaluation ply")
     parser.add_argument("--net", default="default", help="our net (default: the shipped default)")
-    parser.add_argument("--position-net", help="net whose self-play gives the positions (default: --net), so "
-                                               "that several nets can be compared on one set")
-    parser.add_argument("--our-ply", type=int, default=0, choices=(0, 1, 2),
-                        help="our evaluation depth for the cube probabilities (default 0)")
-    parser.add_argument("--player", action="append", default=[],
-                        help="a player whose whole cube decision is compared (net:NAME@LEVEL, cubeful at its "
-                             "depth; repeatable); the first one given is the primary source")
-    parser.add_argument("--referee", action="store_true",
-                        help="also judge every decision (ours and gnubg's) by Open Sage's cubeful 3-ply "
-                             "(needs the bgsage extra)")
+    parser.add_argument(
+        "--position-net",
+        help="net whose self-play gives the positions (default: --net), so "
+        "that several nets can be compared on one set",
+    )
+    parser.add_argument(
+        "--our-ply",
+        type=int,
+        default=0,
+        choices=(0, 1, 2),
+        help="our evaluation depth for the cube probabilities (default 0)",
+    )
+    parser.add_argument(
+        "--player",
+        action="append",
+        default=[],
+        help="a player whose whole cube decision is compared (net:NAME@LEVEL, cubeful at its "
+        "depth; repeatable); the first one given is the primary source",
+    )
+    parser.add_argument(
+        "--referee",
+        action="store_true",
+        help="also judge every decision (ours and gnubg's) by Open Sage's cubeful 3-ply (needs the bgsage extra)",
+    )
     parser.add_argument("--show", type=int, default=15, help="disagreements to list (default 15)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of the report")
     args = parser.parse_args(argv)
@@ -409,8 +479,12 @@ def main(argv: list[str] | None = None) -> int:
         summary["referee"] = judge(summary["rows"])
     seconds = time.perf_counter() - start
     if args.json:
-        print(json.dumps({"positions": args.positions, "seed": args.seed, "ply": args.ply,
-                          "seconds": round(seconds, 1)} | summary))
+        print(
+            json.dumps(
+                {"positions": args.positions, "seed": args.seed, "ply": args.ply, "seconds": round(seconds, 1)}
+                | summary
+            )
+        )
     else:
         print_report(summary, args, seconds, args.show)
         if args.referee:

@@ -20,8 +20,8 @@ from pathlib import Path
 # run from a checkout without installing: make the repository root importable
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from engine.rollout.selfplay_sample import KINDS, SELFPLAY_PLAYERS, position_kinds, sample_positions  # noqa: E402
 from engine.rules.moves import MoveBuffers  # noqa: E402
-from engine.rollout.selfplay_sample import KINDS, SELFPLAY_PLAYERS, sample_positions, position_kinds  # noqa: E402
 
 SHOW_MISMATCHES = 10
 
@@ -30,8 +30,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--positions", type=int, default=100_000, help="positions to check (default 100000)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the self-play games (default 1)")
-    parser.add_argument("--players", nargs="+", choices=SELFPLAY_PLAYERS, default=list(SELFPLAY_PLAYERS),
-                        help="self-play players to alternate between (default: all)")
+    parser.add_argument(
+        "--players",
+        nargs="+",
+        choices=SELFPLAY_PLAYERS,
+        default=list(SELFPLAY_PLAYERS),
+        help="self-play players to alternate between (default: all)",
+    )
     args = parser.parse_args(argv)
     try:
         from engine.rules.gnubg_oracle import compare_moves
@@ -55,9 +60,11 @@ def main(argv: list[str] | None = None) -> int:
     seconds = time.perf_counter() - start
 
     total = sum(by_player.values())
-    print(f"checked {total:,} positions (seed {args.seed}; "
-          + ", ".join(f"{p} self-play {n:,}" for p, n in by_player.items())
-          + f") in {seconds:.1f} s")
+    print(
+        f"checked {total:,} positions (seed {args.seed}; "
+        + ", ".join(f"{p} self-play {n:,}" for p, n in by_player.items())
+        + f") in {seconds:.1f} s"
+    )
     print(f"distinct results compared: {results:,} ({results / max(total, 1):.1f} per position)")
     print("positions by kind (a position can be of several kinds):")
     for kind in KINDS:

@@ -24,11 +24,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from engine.players.registry import GnubgPlayer  # noqa: E402
+from engine.rollout.selfplay_sample import sample_positions  # noqa: E402
 from engine.rules.moves import MoveBuffers, apply_steps, generate_moves  # noqa: E402
 from engine.rules.notation import parse_gnubg  # noqa: E402
-from engine.players.registry import GnubgPlayer  # noqa: E402
 from engine.rules.position import classify  # noqa: E402
-from engine.rollout.selfplay_sample import sample_positions  # noqa: E402
 from fibsbot.bench.search import GNUBG, board_line, gnubg_move_server  # noqa: E402
 from nets.player import load_agent  # noqa: E402
 
@@ -92,19 +92,29 @@ def main() -> int:
     only2 = sum(b and not a for a, b in zip(correct[0], correct[2]))
     only0 = sum(a and not b for a, b in zip(correct[0], correct[2]))
     z = (only2 - only0) / math.sqrt(only2 + only0) if only2 + only0 else 0.0
-    result = {"positions": n, "seed": args.seed, "reference": f"gnubg {args.gnubg_plies}-ply",
-              "agree_ply0": agree[0] / n, "agree_ply2": agree[2] / n,
-              "agree_gnubg_ply0": agree_gnubg0 / n,
-              "stderr": math.sqrt(0.25 / n), "only_ply2_right": only2, "only_ply0_right": only0,
-              "mcnemar_z": round(z, 2), "ply2_by_class": {k: f"{a}/{t}" for k, (a, t) in by_class.items()},
-              "seconds": {"gnubg": round(gnubg_s, 1), "ply0": round(timings[0], 1), "ply2": round(timings[2], 1)}}
+    result = {
+        "positions": n,
+        "seed": args.seed,
+        "reference": f"gnubg {args.gnubg_plies}-ply",
+        "agree_ply0": agree[0] / n,
+        "agree_ply2": agree[2] / n,
+        "agree_gnubg_ply0": agree_gnubg0 / n,
+        "stderr": math.sqrt(0.25 / n),
+        "only_ply2_right": only2,
+        "only_ply0_right": only0,
+        "mcnemar_z": round(z, 2),
+        "ply2_by_class": {k: f"{a}/{t}" for k, (a, t) in by_class.items()},
+        "seconds": {"gnubg": round(gnubg_s, 1), "ply0": round(timings[0], 1), "ply2": round(timings[2], 1)},
+    }
     if args.json:
         print(json.dumps(result))
     else:
         print(f"{n} positions (pubeval self-play, seed {args.seed}) vs {result['reference']}:")
-        print(f"  our 0-ply agrees {agree[0]} ({result['agree_ply0']:.1%}), our 2-ply agrees {agree[2]} "
-              f"({result['agree_ply2']:.1%}); gnubg's own 0-ply agrees {agree_gnubg0} "
-              f"({result['agree_gnubg_ply0']:.1%}); our 2-ply by class {result['ply2_by_class']}")
+        print(
+            f"  our 0-ply agrees {agree[0]} ({result['agree_ply0']:.1%}), our 2-ply agrees {agree[2]} "
+            f"({result['agree_ply2']:.1%}); gnubg's own 0-ply agrees {agree_gnubg0} "
+            f"({result['agree_gnubg_ply0']:.1%}); our 2-ply by class {result['ply2_by_class']}"
+        )
         print(f"  only 2-ply right {only2}, only 0-ply right {only0}: McNemar z = {z:.2f}")
         print(f"  time: {result['seconds']}")
     return 0

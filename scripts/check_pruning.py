@@ -19,8 +19,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.players.agent import Agent  # noqa: E402
 from engine.eval.evaluator import Evaluator  # noqa: E402
+from engine.players.agent import Agent  # noqa: E402
 from fibsbot.bench.search import decision_positions  # noqa: E402
 from nets.player import resolve_net_path  # noqa: E402
 
@@ -55,11 +55,15 @@ def main() -> int:
         by_full = {r.board.tobytes(): r.equity for r in a.ranked}
         losses.append(a.equity - by_full[b.board.tobytes()])
     n = len(positions)
-    print(f"{n} 2-ply decisions: the pruned search plays the same move in {same} ({same / n:.1%}); "
-          f"mean loss {np.mean(losses) * 1000:.2f} x1000 (by the full search's own equities), "
-          f"largest {max(losses):.4f}")
-    print(f"time: full {seconds['full']:.1f} s, pruned {seconds['pruned']:.1f} s "
-          f"({seconds['full'] / seconds['pruned']:.2f}x faster)")
+    print(
+        f"{n} 2-ply decisions: the pruned search plays the same move in {same} ({same / n:.1%}); "
+        f"mean loss {np.mean(losses) * 1000:.2f} x1000 (by the full search's own equities), "
+        f"largest {max(losses):.4f}"
+    )
+    print(
+        f"time: full {seconds['full']:.1f} s, pruned {seconds['pruned']:.1f} s "
+        f"({seconds['full'] / seconds['pruned']:.2f}x faster)"
+    )
     return 0
 
 

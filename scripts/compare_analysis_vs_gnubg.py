@@ -26,23 +26,42 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 GNUBG = "/usr/games/gnubg"
-_SECTIONS = {"Chequerplay statistics": "chequer", "Cube statistics": "cube", "Overall statistics": "overall",
-             "Luck statistics": "luck"}
-_RATE = re.compile(r"^(Error|Luck) rate mEMG \(MWC\)\s+([-+]?\d+\.\d+)\s+\(\s*([-+]?\d+\.\d+)%\)"
-                   r"\s+([-+]?\d+\.\d+)\s+\(\s*([-+]?\d+\.\d+)%\)")
-_COUNT = re.compile(r"^(Total moves|Unforced moves|Total cube decisions|Close or actual cube decisions)\s+(\d+)\s+(\d+)")
+_SECTIONS = {
+    "Chequerplay statistics": "chequer",
+    "Cube statistics": "cube",
+    "Overall statistics": "overall",
+    "Luck statistics": "luck",
+}
+_RATE = re.compile(
+    r"^(Error|Luck) rate mEMG \(MWC\)\s+([-+]?\d+\.\d+)\s+\(\s*([-+]?\d+\.\d+)%\)"
+    r"\s+([-+]?\d+\.\d+)\s+\(\s*([-+]?\d+\.\d+)%\)"
+)
+_COUNT = re.compile(
+    r"^(Total moves|Unforced moves|Total cube decisions|Close or actual cube decisions)\s+(\d+)\s+(\d+)"
+)
 
 
 def gnubg_statistics(path: Path, ply: int) -> dict:
     """gnubg's per-player rates and counts: {"overall": [p0, p1], "chequer": ..., "Unforced moves": ...}."""
-    commands = ["set player 0 human", "set player 1 human", f"import mat {path}",
-                f"set analysis chequerplay evaluation plies {ply}", f"set analysis cubedecision evaluation plies {ply}",
-                "analyse match", "show statistics match"]
+    commands = [
+        "set player 0 human",
+        "set player 1 human",
+        f"import mat {path}",
+        f"set analysis chequerplay evaluation plies {ply}",
+        f"set analysis cubedecision evaluation plies {ply}",
+        "analyse match",
+        "show statistics match",
+    ]
     with tempfile.NamedTemporaryFile("w", suffix=".gnubg") as script:
         script.write("\n".join(commands) + "\n")
         script.flush()
-        out = subprocess.run([GNUBG, "-t", "-q", "-r", "-c", script.name], stdin=subprocess.DEVNULL,
-                             capture_output=True, text=True, timeout=900).stdout
+        out = subprocess.run(
+            [GNUBG, "-t", "-q", "-r", "-c", script.name],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=900,
+        ).stdout
     found: dict = {}
     section = None
     for line in out.splitlines():
@@ -67,11 +86,17 @@ def ours(path: Path, ply: int, agent) -> dict:
 
     analysis = Analyser(agent, ply).analyse(read_mat(path))
     s = analysis.stats
-    return {"overall": [x.overall_rate for x in s], "chequer": [x.chequer_rate for x in s],
-            "cube": [x.cube_rate for x in s], "luck": [x.luck_rate for x in s],
-            "Total moves": [x.moves for x in s], "Unforced moves": [x.unforced for x in s],
-            "Total cube decisions": [x.cube_decisions for x in s],
-            "Close or actual cube decisions": [x.close_cube for x in s], "players": list(analysis.players)}
+    return {
+        "overall": [x.overall_rate for x in s],
+        "chequer": [x.chequer_rate for x in s],
+        "cube": [x.cube_rate for x in s],
+        "luck": [x.luck_rate for x in s],
+        "Total moves": [x.moves for x in s],
+        "Unforced moves": [x.unforced for x in s],
+        "Total cube decisions": [x.cube_decisions for x in s],
+        "Close or actual cube decisions": [x.close_cube for x in s],
+        "players": list(analysis.players),
+    }
 
 
 def main() -> int:
@@ -96,14 +121,21 @@ def main() -> int:
             ok = gap <= max(args.abs, args.rel * abs(theirs["overall"][k]))
             within += ok
             players += 1
-            print(f"{path.name[:44]:44s} {mine['players'][k][:9]:9s} {mine['overall'][k]:12.1f} "
-                  f"{theirs['overall'][k]:7.1f} {mine['chequer'][k]:12.1f} {theirs['chequer'][k]:7.1f}  "
-                  f"{'yes' if ok else 'no'}", flush=True)
+            print(
+                f"{path.name[:44]:44s} {mine['players'][k][:9]:9s} {mine['overall'][k]:12.1f} "
+                f"{theirs['overall'][k]:7.1f} {mine['chequer'][k]:12.1f} {theirs['chequer'][k]:7.1f}  "
+                f"{'yes' if ok else 'no'}",
+                flush=True,
+            )
         rows.append({"file": str(path), "ours": mine, "gnubg": theirs})
     print(f"{within} of {players} players within max({args.abs} mEMG, {args.rel:.0%} of gnubg's rate)")
     if args.json:
-        args.json.write_text(json.dumps({"ply": args.ply, "abs": args.abs, "rel": args.rel, "rows": rows,
-                                         "within": within, "players": players}, indent=1))
+        args.json.write_text(
+            json.dumps(
+                {"ply": args.ply, "abs": args.abs, "rel": args.rel, "rows": rows, "within": within, "players": players},
+                indent=1,
+            )
+        )
     return 0
 
 

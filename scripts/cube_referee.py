@@ -30,13 +30,27 @@ def referee_equities(rows: list[dict], threads: int = 1) -> list[tuple[float, fl
     out = []
     for row in rows:
         board, state = parse_xgid(row["xgid"])
-        owner = "centered" if state.cube_owner not in (0, 1) else ("player" if state.cube_owner == state.on_roll
-                                                                    else "opponent")
+        owner = (
+            "centered"
+            if state.cube_owner not in (0, 1)
+            else ("player" if state.cube_owner == state.on_roll else "opponent")
+        )
         me, them = state.on_roll, 1 - state.on_roll
-        away = ((state.match_length - state.score[me], state.match_length - state.score[them])
-                if state.match_length else (0, 0))
-        result = analyzer.cube_action(sage_board(board), state.cube, owner, away1=away[0], away2=away[1],
-                                      is_crawford=bool(state.crawford), jacoby=bool(state.jacoby), beaver=False)
+        away = (
+            (state.match_length - state.score[me], state.match_length - state.score[them])
+            if state.match_length
+            else (0, 0)
+        )
+        result = analyzer.cube_action(
+            sage_board(board),
+            state.cube,
+            owner,
+            away1=away[0],
+            away2=away[1],
+            is_crawford=bool(state.crawford),
+            jacoby=bool(state.jacoby),
+            beaver=False,
+        )
         out.append((float(result.equity_nd), float(result.equity_dt), float(result.equity_dp)))
     return out
 
@@ -73,13 +87,29 @@ def judge(rows: list[dict], threads: int = 1) -> dict:
                 tally[0] += error
                 tally[1] += agree
                 tally[2] += 1
-    return {"referee": REFEREE, "deciders": {
-        name: {scope: {"positions": n, "agreement": round(100.0 * agree / n, 1), "error_x1000": round(1000 * err / n, 2)}
-               for scope, (err, agree, n) in scopes.items()} for name, scopes in tallies.items()}}
+    return {
+        "referee": REFEREE,
+        "deciders": {
+            name: {
+                scope: {
+                    "positions": n,
+                    "agreement": round(100.0 * agree / n, 1),
+                    "error_x1000": round(1000 * err / n, 2),
+                }
+                for scope, (err, agree, n) in scopes.items()
+            }
+            for name, scopes in tallies.items()
+        },
+    }
 
 
 def print_judgement(judgement: dict) -> None:
     print(f"judged by {judgement['referee']}: agreement and cube error (x1000 a decision)")
     for name, scopes in judgement["deciders"].items():
-        print(f"  {name:22s} " + "   ".join(f"{scope}: {s['agreement']}% agree, error {s['error_x1000']} "
-                                            f"({s['positions']})" for scope, s in scopes.items()))
+        print(
+            f"  {name:22s} "
+            + "   ".join(
+                f"{scope}: {s['agreement']}% agree, error {s['error_x1000']} ({s['positions']})"
+                for scope, s in scopes.items()
+            )
+        )

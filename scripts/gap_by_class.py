@@ -20,9 +20,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import nets.player  # noqa: E402,F401  registers net:NAME with the engine's players
+from engine.players.registry import make_player  # noqa: E402
 from engine.rollout.duel import play_player_pairs  # noqa: E402
 from engine.rollout.parallel import split_range  # noqa: E402
-from engine.players.registry import make_player  # noqa: E402
 from engine.rules.position import Phase, classify  # noqa: E402
 
 CLASSES = {"contact": {Phase.CONTACT}, "crashed": {Phase.CRASHED}, "race": {Phase.RACE, Phase.BEAROFF}}
@@ -61,8 +61,11 @@ def main() -> int:
             parts = [_pairs(*task) for task in tasks]
         per_pair = np.concatenate(parts).astype(float).mean(axis=1)
         stderr = per_pair.std(ddof=1) / np.sqrt(len(per_pair))
-        print(f"gnubg plays {cls:8s} net:{args.net} the rest: {per_pair.mean():+.4f} +/- {stderr:.4f} ppg "
-              f"vs pubeval ({2 * len(per_pair)} games)", flush=True)
+        print(
+            f"gnubg plays {cls:8s} net:{args.net} the rest: {per_pair.mean():+.4f} +/- {stderr:.4f} ppg "
+            f"vs pubeval ({2 * len(per_pair)} games)",
+            flush=True,
+        )
     return 0
 
 

@@ -24,10 +24,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.rules.dice import game_seed  # noqa: E402
-from engine.rollout.game import play_game  # noqa: E402
-from engine.rules.moves import MoveBuffers  # noqa: E402
 from engine.players.registry import make_player  # noqa: E402
+from engine.rollout.game import play_game  # noqa: E402
+from engine.rules.dice import game_seed  # noqa: E402
+from engine.rules.moves import MoveBuffers  # noqa: E402
 from nets.player import load_agent  # noqa: E402
 from nets.train.candidates import FILTER_KEEP, FILTER_WINDOW, filter_candidates  # noqa: E402
 
@@ -56,8 +56,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--games", type=int, default=4000, help="games, in duplicate pairs")
     p.add_argument("--seed", type=int, required=True, help="dice seed; keep it apart from evaluation seeds")
     p.add_argument("--keep", type=int, default=FILTER_KEEP, help=f"candidates kept a decision (default {FILTER_KEEP})")
-    p.add_argument("--window", type=float, default=FILTER_WINDOW,
-                   help=f"equity window below the best (default {FILTER_WINDOW})")
+    p.add_argument(
+        "--window", type=float, default=FILTER_WINDOW, help=f"equity window below the best (default {FILTER_WINDOW})"
+    )
     p.add_argument("--out", required=True)
     args = p.parse_args(argv)
     net = RecordingNet(args.net, args.keep, args.window)
@@ -70,13 +71,17 @@ def main(argv: list[str] | None = None) -> int:
         play_game(opponent, net, s, buffers)
     boards = np.stack(net.positions).astype(np.int8)
     unique = np.unique(boards.reshape(len(boards), -1), axis=0).reshape(-1, 2, 25)
-    source = (f"candidates within {args.window} (at most {args.keep}) of net:{args.net}@0's decisions in "
-              f"{args.games} games against {args.opponent}, seed {args.seed}: python "
-              f"scripts/harvest_vs_opponent.py --net {args.net} --opponent {args.opponent} --games {args.games} "
-              f"--seed {args.seed} --keep {args.keep} --window {args.window} --out {args.out}")
+    source = (
+        f"candidates within {args.window} (at most {args.keep}) of net:{args.net}@0's decisions in "
+        f"{args.games} games against {args.opponent}, seed {args.seed}: python "
+        f"scripts/harvest_vs_opponent.py --net {args.net} --opponent {args.opponent} --games {args.games} "
+        f"--seed {args.seed} --keep {args.keep} --window {args.window} --out {args.out}"
+    )
     np.savez_compressed(args.out, boards=unique, sources=np.array([source]))
-    print(f"{len(unique)} distinct positions ({len(boards)} recorded) from {args.games} games against "
-          f"{args.opponent} in {time.perf_counter() - start:.0f} s: {args.out}")
+    print(
+        f"{len(unique)} distinct positions ({len(boards)} recorded) from {args.games} games against "
+        f"{args.opponent} in {time.perf_counter() - start:.0f} s: {args.out}"
+    )
     return 0
 
 

@@ -32,11 +32,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.rules.moves import MoveBuffers, generate_moves  # noqa: E402
 from engine.players.registry import GnubgPlayer  # noqa: E402
-from engine.rules.position import Position, position_id  # noqa: E402
 from engine.rollout.cubeless import ROLLOUT_PRUNE_KEEP, rollout_position  # noqa: E402
 from engine.rollout.selfplay_sample import sample_positions  # noqa: E402
+from engine.rules.moves import MoveBuffers, generate_moves  # noqa: E402
+from engine.rules.position import Position, position_id  # noqa: E402
 from nets.player import load_agent  # noqa: E402
 
 TOP = 3  # the best of our 2-ply ranking rolled out beside the players' choices
@@ -90,8 +90,9 @@ class Judge:
     def rollouts(self, afters: list[np.ndarray], seed: int) -> list[tuple[float, np.ndarray]]:
         out = []
         for after in afters:
-            result = rollout_position(np.ascontiguousarray(after[::-1]), self.games, agent=self.roller, seed=seed,
-                                      prune=ROLLOUT_PRUNE_KEEP)
+            result = rollout_position(
+                np.ascontiguousarray(after[::-1]), self.games, agent=self.roller, seed=seed, prune=ROLLOUT_PRUNE_KEEP
+            )
             out.append(-result.equities)  # the opponent's outcomes, turned to the mover's
         return out
 
@@ -101,8 +102,9 @@ class Judge:
         from nets.train.labellers import sage_board
 
         # its moves' boards are seen by the mover, as ours after a move (mover in row 0)
-        by_board = {tuple(move.board): float(move.equity) for move in self.sage.checker_play(sage_board(board),
-                                                                                            *dice).moves}
+        by_board = {
+            tuple(move.board): float(move.equity) for move in self.sage.checker_play(sage_board(board), *dice).moves
+        }
         return [by_board.get(tuple(sage_board(a))) for a in afters]
 
 
@@ -112,9 +114,16 @@ def judge_one(judge: Judge, index: int, board: np.ndarray, dice: tuple[int, int]
     means = [float(o.mean()) for o in outcomes]
     best = int(np.argmax(means))
     keys = [key(a) for a in afters]
-    row = {"index": index, "position": position_id(board),
-           "board": board.tolist(), "dice": list(dice), "candidates": len(afters), "equities": means, "errors": {},
-           "error_stderr": {}}
+    row = {
+        "index": index,
+        "position": position_id(board),
+        "board": board.tolist(),
+        "dice": list(dice),
+        "candidates": len(afters),
+        "equities": means,
+        "errors": {},
+        "error_stderr": {},
+    }
     for name, pick in picks.items():
         j = keys.index(pick)
         diff = outcomes[best] - outcomes[j]
@@ -131,8 +140,10 @@ def summary(rows: list[dict]) -> dict:
     out = {"decisions": len(rows), "players": {}}
     for name in PLAYERS:
         errors = np.array([r["errors"][name] for r in rows])
-        entry = {"error_x1000": 1000 * float(errors.mean()),
-                 "stderr_x1000": 1000 * float(errors.std(ddof=1) / math.sqrt(len(errors))) if len(errors) > 1 else 0}
+        entry = {
+            "error_x1000": 1000 * float(errors.mean()),
+            "stderr_x1000": 1000 * float(errors.std(ddof=1) / math.sqrt(len(errors))) if len(errors) > 1 else 0,
+        }
         sage = [r["sage_errors"][name] for r in rows if "sage_errors" in r]
         if sage:
             entry["sage3_error_x1000"] = 1000 * float(np.mean(sage))
@@ -142,8 +153,10 @@ def summary(rows: list[dict]) -> dict:
         diff = np.array([r["errors"]["net:default@table"] - 0.8 * r["errors"]["gnubg2"] for r in rows])
         table, gnubg = out["players"]["net:default@table"], out["players"]["gnubg2"]
         out["table_over_gnubg2"] = table["error_x1000"] / gnubg["error_x1000"] if gnubg["error_x1000"] else None
-        out["table_minus_0.8_gnubg2_x1000"] = {"mean": 1000 * float(diff.mean()),
-                                               "stderr": 1000 * float(diff.std(ddof=1) / math.sqrt(len(diff)))}
+        out["table_minus_0.8_gnubg2_x1000"] = {
+            "mean": 1000 * float(diff.mean()),
+            "stderr": 1000 * float(diff.std(ddof=1) / math.sqrt(len(diff))),
+        }
     return out
 
 
@@ -172,8 +185,11 @@ def main(argv: list[str] | None = None) -> int:
             sink.write(json.dumps(row) + "\n")
             sink.flush()
             done[index] = row
-    result = summary([done[i] for i in sorted(done)]) | {"seed": args.seed, "games": args.games,
-                                                          "seconds": round(time.perf_counter() - start, 1)}
+    result = summary([done[i] for i in sorted(done)]) | {
+        "seed": args.seed,
+        "games": args.games,
+        "seconds": round(time.perf_counter() - start, 1),
+    }
     print(json.dumps(result, indent=None if args.json else 2))
     return 0
 

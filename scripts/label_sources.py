@@ -37,8 +37,12 @@ def compare(reference: np.ndarray, labels: np.ndarray) -> dict:
     out = {}
     for k, name in enumerate(OUTPUTS):
         d = diff[:, k]
-        out[name] = {"bias": float(d.mean()), "bias_se": float(d.std(ddof=1) / np.sqrt(n)),
-                     "mae": float(np.abs(d).mean()), "mae_se": float(np.abs(d).std(ddof=1) / np.sqrt(n))}
+        out[name] = {
+            "bias": float(d.mean()),
+            "bias_se": float(d.std(ddof=1) / np.sqrt(n)),
+            "mae": float(np.abs(d).mean()),
+            "mae_se": float(np.abs(d).std(ddof=1) / np.sqrt(n)),
+        }
     return out
 
 
@@ -51,7 +55,7 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     boards, reference = load_harvest(args.reference)
-    boards, reference = boards[:args.positions], reference[:args.positions]
+    boards, reference = boards[: args.positions], reference[: args.positions]
     report = {"reference": args.reference, "positions": len(boards), "sources": {}}
     for spec in args.sources:
         start = time.perf_counter()
@@ -67,8 +71,10 @@ def main() -> None:
         print(f"{spec} ({result['seconds']} s)")
         for name in OUTPUTS:
             r = result[name]
-            print(f"  {name:16s} bias {1000 * r['bias']:+7.1f} +/- {1000 * r['bias_se']:4.1f}"
-                  f"   mae {1000 * r['mae']:6.1f} +/- {1000 * r['mae_se']:4.1f}")
+            print(
+                f"  {name:16s} bias {1000 * r['bias']:+7.1f} +/- {1000 * r['bias_se']:4.1f}"
+                f"   mae {1000 * r['mae']:6.1f} +/- {1000 * r['mae_se']:4.1f}"
+            )
 
 
 if __name__ == "__main__":

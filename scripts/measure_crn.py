@@ -17,9 +17,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.rules.moves import MoveBuffers, generate_moves  # noqa: E402
 from engine.rollout.cubeless import rollout_position  # noqa: E402
 from engine.rollout.selfplay_sample import sample_positions  # noqa: E402
+from engine.rules.moves import MoveBuffers, generate_moves  # noqa: E402
 from nets.player import load_agent  # noqa: E402
 
 
@@ -47,10 +47,15 @@ def main() -> int:
         independent = math.hypot(ra.equity_stderr, rc.equity_stderr)
         rows.append((common, independent))
         ratios.append(common / independent)
-        print(f"decision {len(rows):2d}: s.e. of the difference {common:.4f} with common dice, "
-              f"{independent:.4f} with independent dice (ratio {common / independent:.2f})", flush=True)
-    print(f"{len(rows)} decisions x {args.games} games per move: mean ratio {np.mean(ratios):.3f}, "
-          f"median {np.median(ratios):.3f}, common dice smaller in {sum(r < 1 for r in ratios)} of {len(rows)}")
+        print(
+            f"decision {len(rows):2d}: s.e. of the difference {common:.4f} with common dice, "
+            f"{independent:.4f} with independent dice (ratio {common / independent:.2f})",
+            flush=True,
+        )
+    print(
+        f"{len(rows)} decisions x {args.games} games per move: mean ratio {np.mean(ratios):.3f}, "
+        f"median {np.median(ratios):.3f}, common dice smaller in {sum(r < 1 for r in ratios)} of {len(rows)}"
+    )
     return 0
 
 

@@ -61,8 +61,14 @@ MARKER_COMMAND = "show matchlength"
 MARKER = re.compile(r"New matches default to \d+ points?\.")
 NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?")
 VALUE = r"[-+]?\d+(?:\.\d+)?%?(?:\s*\((?:[^()]|\([^()]*\))*\))?"  # -0.198 ( -4.959%), 2 (-0.049 ( -0.490%))
-CUBE_ERROR_LINES = ("Missed doubles below CP", "Missed doubles above CP", "Wrong doubles below DP",
-                    "Wrong doubles above TG", "Wrong takes", "Wrong passes")  # fmt: skip
+CUBE_ERROR_LINES = (
+    "Missed doubles below CP",
+    "Missed doubles above CP",
+    "Wrong doubles below DP",
+    "Wrong doubles above TG",
+    "Wrong takes",
+    "Wrong passes",
+)
 SIDES = ("gnubg", "ours")  # gnubg's player 0 and player 1: its columns, in that order
 
 
@@ -93,24 +99,49 @@ def match_stem(config: Config, index: int) -> str:
 def evaluation_commands(prefix: str, plies: int) -> list[str]:
     """``prefix`` (``set player 0``, ``set analysis``) at ``plies``: cubeful, pruning nets, noiseless."""
     heads = [f"{prefix} {part} evaluation" for part in ("chequerplay", "cubedecision")]
-    return [f"{head} {setting}" for head in heads
-            for setting in (f"plies {plies}", "cubeful on", "prune on", "noise 0", "deterministic on")]  # fmt: skip
+    return [
+        f"{head} {setting}"
+        for head in heads
+        for setting in (f"plies {plies}", "cubeful on", "prune on", "noise 0", "deterministic on")
+    ]
 
 
 def gnubg_plan(config: Config, index: int, port: int, workdir: Path) -> dict:
-    play = ["set display off", "set confirm new off", "set threads 1", "set player 0 gnubg",
-            *evaluation_commands("set player 0", config.gnubg_plies),
-            # gnubg's "normal" move filter, the one of its world-class level
-            "set player 0 movefilter 1 0 0 8 0.16", "set player 0 movefilter 2 0 0 8 0.16",
-            "set player 0 movefilter 2 1 -1 0 0", f"set player 1 external 127.0.0.1:{port}",
-            "set beavers 0", "set jacoby off", "set automatic game on", "set rng mersenne",
-            f"set seed {dice_seed(config.seed, index)}", f"new match {config.length}",
-            f"export match mat {workdir / 'match.mat'}"]  # fmt: skip
-    analyse = [*evaluation_commands("set analysis", config.analysis_plies), "set analysis moves on",
-               "set analysis cube on", "analyse match", MARKER_COMMAND, "show statistics match", MARKER_COMMAND,
-               f"save match {workdir / 'match.sgf'}"]  # fmt: skip
-    return {"play": play, "analyse": analyse, "record": str(workdir / "record.json"),
-            "timing": str(workdir / "timing.json")}  # fmt: skip
+    play = [
+        "set display off",
+        "set confirm new off",
+        "set threads 1",
+        "set player 0 gnubg",
+        *evaluation_commands("set player 0", config.gnubg_plies),
+        # gnubg's "normal" move filter, the one of its world-class level
+        "set player 0 movefilter 1 0 0 8 0.16",
+        "set player 0 movefilter 2 0 0 8 0.16",
+        "set player 0 movefilter 2 1 -1 0 0",
+        f"set player 1 external 127.0.0.1:{port}",
+        "set beavers 0",
+        "set jacoby off",
+        "set automatic game on",
+        "set rng mersenne",
+        f"set seed {dice_seed(config.seed, index)}",
+        f"new match {config.length}",
+        f"export match mat {workdir / 'match.mat'}",
+    ]
+    analyse = [
+        *evaluation_commands("set analysis", config.analysis_plies),
+        "set analysis moves on",
+        "set analysis cube on",
+        "analyse match",
+        MARKER_COMMAND,
+        "show statistics match",
+        MARKER_COMMAND,
+        f"save match {workdir / 'match.sgf'}",
+    ]
+    return {
+        "play": play,
+        "analyse": analyse,
+        "record": str(workdir / "record.json"),
+        "timing": str(workdir / "timing.json"),
+    }
 
 
 # ---------------------------------------------------------------------- reading gnubg
@@ -170,25 +201,29 @@ def side_figures(text: str) -> dict[str, dict]:
     except KeyError as missing:
         raise MatchError(f"no {missing} section in gnubg's statistics") from None
     marks = ("doubtful", "bad", "very bad")
-    return {side: {
-        "total_moves": _count(chequer, "Total moves", i),
-        "unforced_moves": _count(chequer, "Unforced moves", i),
-        "chequer_errors": sum(_count(chequer, f"Moves marked {mark}", i) for mark in marks),
-        "chequer_error_total_emg": _cost(chequer, "Error total", i),
-        "chequer_error_rate_memg": _cost(chequer, "Error rate", i),
-        "chequer_rating": _row(chequer, "Chequerplay rating")[i],
-        "cube_total_decisions": _count(cube, "Total cube decisions", i),
-        "cube_decisions": _count(cube, "Close or actual cube decisions", i),
-        "doubles": _count(cube, "Doubles", i), "takes": _count(cube, "Takes", i),
-        "passes": _count(cube, "Passes", i),
-        "cube_errors": sum(_count(cube, label, i) for label in CUBE_ERROR_LINES),
-        "cube_error_total_emg": _cost(cube, "Error total", i),
-        "cube_error_rate_memg": _cost(cube, "Error rate", i),
-        "cube_rating": _row(cube, "Cube decision rating")[i],
-        "overall_error_rate_memg": _cost(overall, "Error rate", i),
-        "overall_rating": _row(overall, "Overall rating")[i],
-        "fibs_rating": _row(overall, "Error based abs. FIBS rating")[i][0],
-    } for i, side in enumerate(SIDES)}  # fmt: skip
+    return {
+        side: {
+            "total_moves": _count(chequer, "Total moves", i),
+            "unforced_moves": _count(chequer, "Unforced moves", i),
+            "chequer_errors": sum(_count(chequer, f"Moves marked {mark}", i) for mark in marks),
+            "chequer_error_total_emg": _cost(chequer, "Error total", i),
+            "chequer_error_rate_memg": _cost(chequer, "Error rate", i),
+            "chequer_rating": _row(chequer, "Chequerplay rating")[i],
+            "cube_total_decisions": _count(cube, "Total cube decisions", i),
+            "cube_decisions": _count(cube, "Close or actual cube decisions", i),
+            "doubles": _count(cube, "Doubles", i),
+            "takes": _count(cube, "Takes", i),
+            "passes": _count(cube, "Passes", i),
+            "cube_errors": sum(_count(cube, label, i) for label in CUBE_ERROR_LINES),
+            "cube_error_total_emg": _cost(cube, "Error total", i),
+            "cube_error_rate_memg": _cost(cube, "Error rate", i),
+            "cube_rating": _row(cube, "Cube decision rating")[i],
+            "overall_error_rate_memg": _cost(overall, "Error rate", i),
+            "overall_rating": _row(overall, "Overall rating")[i],
+            "fibs_rating": _row(overall, "Error based abs. FIBS rating")[i][0],
+        }
+        for i, side in enumerate(SIDES)
+    }
 
 
 def match_result(record: dict, length: int) -> dict:
@@ -214,11 +249,23 @@ def match_result(record: dict, length: int) -> dict:
 def start_external(player: str, log: Path, errors: Path, timeout: float = 120.0) -> tuple[subprocess.Popen, int]:
     """``fibsbot external --once`` on a free port: (process, port) once it listens."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
-    command = [sys.executable, "-m", "fibsbot.cli", "external", "--listen", "127.0.0.1:0", "--once",
-               "--player", player, "--log", str(log)]  # fmt: skip
+    command = [
+        sys.executable,
+        "-m",
+        "fibsbot.cli",
+        "external",
+        "--listen",
+        "127.0.0.1:0",
+        "--once",
+        "--player",
+        player,
+        "--log",
+        str(log),
+    ]
     with errors.open("w") as stderr:
-        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=stderr, stdin=subprocess.DEVNULL,
-                                   text=True, env=env)  # fmt: skip
+        process = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=stderr, stdin=subprocess.DEVNULL, text=True, env=env
+        )
     ready, _, _ = select.select([process.stdout], [], [], timeout)
     line = process.stdout.readline() if ready else ""
     if not line.startswith("listening on "):
@@ -244,9 +291,14 @@ def run_gnubg(config: Config, index: int, workdir: Path, timeout: float) -> tupl
         plan.write_text(json.dumps(gnubg_plan(config, index, port, workdir)))
         (workdir / "driver.py").write_text(GNUBG_DRIVER)
         try:
-            gnubg = subprocess.run([str(GNUBG), "-t", "-q", "-r", "-p", str(workdir / "driver.py")],
-                                   capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=timeout,
-                                   env=dict(os.environ, **{PLAN_VARIABLE: str(plan)}))  # fmt: skip
+            gnubg = subprocess.run(
+                [str(GNUBG), "-t", "-q", "-r", "-p", str(workdir / "driver.py")],
+                capture_output=True,
+                text=True,
+                stdin=subprocess.DEVNULL,
+                timeout=timeout,
+                env=dict(os.environ, **{PLAN_VARIABLE: str(plan)}),
+            )
         except subprocess.TimeoutExpired:
             raise MatchError(f"gnubg ran past {timeout:.0f} s") from None
         try:
@@ -294,9 +346,17 @@ def play_match(config: Config, index: int, out: Path, timeout: float) -> dict:
         shutil.copy(workdir / "match.mat", out / f"{stem}.mat")
         with (workdir / "match.sgf").open("rb") as sgf, gzip.open(out / f"{stem}.sgf.gz", "wb") as packed:
             shutil.copyfileobj(sgf, packed)
-    data = {"config": asdict(config), "index": index, "dice_seed": dice_seed(config.seed, index), **result,
-            "analysis": analysis, "statistics": statistics.strip("\n"), "our_decisions": decisions,
-            "wall_s": round(time.perf_counter() - start, 2), **timing}  # fmt: skip
+    data = {
+        "config": asdict(config),
+        "index": index,
+        "dice_seed": dice_seed(config.seed, index),
+        **result,
+        "analysis": analysis,
+        "statistics": statistics.strip("\n"),
+        "our_decisions": decisions,
+        "wall_s": round(time.perf_counter() - start, 2),
+        **timing,
+    }
     write_json(out / f"{stem}.json", data)
     (out / f"{stem}.failed.external.jsonl").unlink(missing_ok=True)  # from an earlier try
     return data
@@ -312,8 +372,9 @@ def load_done(config: Config, index: int, out: Path) -> dict | None:
     return data
 
 
-def run_matches(config: Config, count: int, out: Path, workers: int = 1, timeout: float = 3600.0,
-                play=play_match) -> tuple[list[dict], int]:  # fmt: skip
+def run_matches(
+    config: Config, count: int, out: Path, workers: int = 1, timeout: float = 3600.0, play=play_match
+) -> tuple[list[dict], int]:
     """Matches 0..count-1, played where ``out`` has no JSON yet: (all the matches done, failures)."""
     out.mkdir(parents=True, exist_ok=True)
     done = {i: data for i in range(count) if (data := load_done(config, i, out)) is not None}
@@ -326,12 +387,18 @@ def run_matches(config: Config, count: int, out: Path, workers: int = 1, timeout
                 data = future.result()
             except Exception as exc:  # one broken match must not end a long run: reported, retried next run
                 failed += 1
-                print(f"match {index} (dice seed {dice_seed(config.seed, index)}) failed: "
-                      f"{type(exc).__name__}: {exc}", file=sys.stderr)  # fmt: skip
+                print(
+                    f"match {index} (dice seed {dice_seed(config.seed, index)}) failed: {type(exc).__name__}: {exc}",
+                    file=sys.stderr,
+                )
                 continue
             done[index] = data
-            print(f"match {index}: {data['winner']} won, ours {data['score']['ours']} gnubg {data['score']['gnubg']}, "
-                  f"{data['wall_s']:.0f} s (play {data['play_s']:.0f} s)", file=sys.stderr, flush=True)  # fmt: skip
+            print(
+                f"match {index}: {data['winner']} won, ours {data['score']['ours']} gnubg {data['score']['gnubg']}, "
+                f"{data['wall_s']:.0f} s (play {data['play_s']:.0f} s)",
+                file=sys.stderr,
+                flush=True,
+            )
     return [done[i] for i in sorted(done)], failed
 
 
@@ -371,14 +438,24 @@ def summarise(config: Config, matches: list[dict]) -> dict:
         chequer = pooled_rate([f["chequer_error_total_emg"] for f in figures], [f["unforced_moves"] for f in figures])
         cube = pooled_rate([f["cube_error_total_emg"] for f in figures], [f["cube_decisions"] for f in figures])
         counts = ("unforced_moves", "chequer_errors", "cube_decisions", "cube_errors")
-        sides[side] = {"chequer_error_memg": chequer[0], "chequer_error_se": chequer[1],
-                       "cube_error_memg": cube[0], "cube_error_se": cube[1],
-                       **{key: sum(f[key] for f in figures) for key in counts}}  # fmt: skip
-    return {"config": asdict(config), "matches": len(matches), "wins": wins, "win_rate": rate,
-            "win_rate_se": rate_se, "points_for": sum(m["score"]["ours"] for m in matches),
-            "points_against": sum(m["score"]["gnubg"] for m in matches), "sides": sides,
-            **{f"{key}_per_match": _mean([m[key] for m in matches]) for key in ("wall_s", "play_s", "analysis_s")},
-            }  # fmt: skip
+        sides[side] = {
+            "chequer_error_memg": chequer[0],
+            "chequer_error_se": chequer[1],
+            "cube_error_memg": cube[0],
+            "cube_error_se": cube[1],
+            **{key: sum(f[key] for f in figures) for key in counts},
+        }
+    return {
+        "config": asdict(config),
+        "matches": len(matches),
+        "wins": wins,
+        "win_rate": rate,
+        "win_rate_se": rate_se,
+        "points_for": sum(m["score"]["ours"] for m in matches),
+        "points_against": sum(m["score"]["gnubg"] for m in matches),
+        "sides": sides,
+        **{f"{key}_per_match": _mean([m[key] for m in matches]) for key in ("wall_s", "play_s", "analysis_s")},
+    }
 
 
 def _pm(value: float | None, se: float | None, digits: int = 2) -> str:
@@ -388,21 +465,26 @@ def _pm(value: float | None, se: float | None, digits: int = 2) -> str:
 
 def report(summary: dict) -> str:
     c, n = summary["config"], summary["matches"]
-    lines = [f"gnubg 1.07 {c['gnubg_plies']}-ply vs {c['player']}: {n} {c['length']}-point matches "
-             f"(seed {c['seed']}), analysed by gnubg at {c['analysis_plies']}-ply"]  # fmt: skip
+    lines = [
+        f"gnubg 1.07 {c['gnubg_plies']}-ply vs {c['player']}: {n} {c['length']}-point matches "
+        f"(seed {c['seed']}), analysed by gnubg at {c['analysis_plies']}-ply"
+    ]
     if n:
         rate = 100 * summary["win_rate"], 100 * summary["win_rate_se"]
-        lines += [f"  our wins: {summary['wins']}/{n} = {_pm(*rate, digits=1)}%",
-                  f"  points: ours {summary['points_for']}, gnubg {summary['points_against']}",
-                  f"  wall time per match: {summary['wall_s_per_match']:.1f} s "
-                  f"(play {summary['play_s_per_match']:.1f} s, analysis {summary['analysis_s_per_match']:.1f} s)",
-                  "  error rate, mEMG a decision (± standard error over matches):",
-                  f"    {'':6} {'chequer':>14} {'cube':>14}   unforced moves (errors), cube decisions (errors)",
-                  ]  # fmt: skip
+        lines += [
+            f"  our wins: {summary['wins']}/{n} = {_pm(*rate, digits=1)}%",
+            f"  points: ours {summary['points_for']}, gnubg {summary['points_against']}",
+            f"  wall time per match: {summary['wall_s_per_match']:.1f} s "
+            f"(play {summary['play_s_per_match']:.1f} s, analysis {summary['analysis_s_per_match']:.1f} s)",
+            "  error rate, mEMG a decision (± standard error over matches):",
+            f"    {'':6} {'chequer':>14} {'cube':>14}   unforced moves (errors), cube decisions (errors)",
+        ]
         for side, s in summary["sides"].items():
-            lines.append(f"    {side:6} {_pm(s['chequer_error_memg'], s['chequer_error_se']):>14} "
-                         f"{_pm(s['cube_error_memg'], s['cube_error_se']):>14}   {s['unforced_moves']} "
-                         f"({s['chequer_errors']}), {s['cube_decisions']} ({s['cube_errors']})")  # fmt: skip
+            lines.append(
+                f"    {side:6} {_pm(s['chequer_error_memg'], s['chequer_error_se']):>14} "
+                f"{_pm(s['cube_error_memg'], s['cube_error_se']):>14}   {s['unforced_moves']} "
+                f"({s['chequer_errors']}), {s['cube_decisions']} ({s['cube_errors']})"
+            )
     if summary.get("failed"):
         lines.append(f"  {summary['failed']} match(es) failed (see above); a rerun retries them")
     return "\n".join(lines)

@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.limit_chunks is not None and done_now >= args.limit_chunks:
             break
         start = time.perf_counter()
-        labels = labeller.label(boards[k * args.chunk:(k + 1) * args.chunk])
+        labels = labeller.label(boards[k * args.chunk : (k + 1) * args.chunk])
         tmp = path.with_suffix(".tmp.npz")
         np.savez_compressed(tmp, labels=labels.astype(np.float16), first=k * args.chunk)
         os.replace(tmp, path)
@@ -60,8 +60,9 @@ def main(argv: list[str] | None = None) -> int:
     with np.load(args.set) as data:
         arrays = {k: data[k] for k in data.files}
     arrays[args.key] = labels
-    arrays["sources"] = np.append(arrays.get("sources", np.array([], str)),
-                                  f"{args.key}: labelled by {args.labeller} (scripts/relabel_set.py)")
+    arrays["sources"] = np.append(
+        arrays.get("sources", np.array([], str)), f"{args.key}: labelled by {args.labeller} (scripts/relabel_set.py)"
+    )
     tmp = Path(args.set).with_suffix(".tmp.npz")
     np.savez_compressed(tmp, **arrays)
     os.replace(tmp, args.set)

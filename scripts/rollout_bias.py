@@ -48,15 +48,22 @@ def main() -> int:
     boards, labels = boards[pick], labels[pick]
     net = Evaluator.load(resolve_net_path(args.net)).probabilities(boards)
     spec = f"net:{args.net}"
-    parts = map_chunks(_rollouts, [(spec, boards[first:first + count], args.games, args.seed)
-                                   for first, count in split_range(len(boards), args.workers)],
-                       workers=args.workers)
+    parts = map_chunks(
+        _rollouts,
+        [
+            (spec, boards[first : first + count], args.games, args.seed)
+            for first, count in split_range(len(boards), args.workers)
+        ],
+        workers=args.workers,
+    )
     rolled = np.concatenate(parts)
     print(f"{args.positions} contact positions of {args.harvest}, {args.games} rollout games each")
     for what, estimate in ((f"net:{args.net}@0", net), ("harvest labels", labels)):
         diff = estimate - rolled
-        cells = [f"{name} {diff[:, k].mean():+.4f} +/- {diff[:, k].std(ddof=1) / np.sqrt(len(diff)):.4f}"
-                 for k, name in enumerate(OUTPUTS)]
+        cells = [
+            f"{name} {diff[:, k].mean():+.4f} +/- {diff[:, k].std(ddof=1) / np.sqrt(len(diff)):.4f}"
+            for k, name in enumerate(OUTPUTS)
+        ]
         print(f"{what} minus rollouts: " + ", ".join(cells))
     return 0
 

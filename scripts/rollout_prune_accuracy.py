@@ -35,22 +35,30 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=41, help="self-play seed of the positions")
     parser.add_argument("--net", default="default")
     parser.add_argument("--referee", default="bgsage@3")
-    parser.add_argument("--keep", type=int, nargs="+", default=[ROLLOUT_PRUNE_KEEP],
-                        help=f"moves the pruning net passes on (default {ROLLOUT_PRUNE_KEEP})")
+    parser.add_argument(
+        "--keep",
+        type=int,
+        nargs="+",
+        default=[ROLLOUT_PRUNE_KEEP],
+        help=f"moves the pruning net passes on (default {ROLLOUT_PRUNE_KEEP})",
+    )
     args = parser.parse_args()
     boards, _ = decision_positions(args.positions, seed=args.seed)
     agent = load_agent(f"net:{args.net}", ply=0)
     equities = {}
     for keep in [0, *args.keep]:
         start = time.process_time()
-        equities[keep] = np.array([rollout_position(b, args.games, agent=agent, seed=9, prune=keep).equity
-                                   for b in boards])
+        equities[keep] = np.array(
+            [rollout_position(b, args.games, agent=agent, seed=9, prune=keep).equity for b in boards]
+        )
         rate = len(boards) * args.games / (time.process_time() - start)
         print(f"{_label(keep)}: {rate:.0f} games per CPU second")
     for keep in args.keep:
         diff = equities[keep] - equities[0]
-        print(f"{_label(keep)} - full over {len(boards)} positions: mean {diff.mean():+.4f} +/- "
-              f"{diff.std(ddof=1) / np.sqrt(len(diff)):.4f}, mean absolute {np.abs(diff).mean():.4f}")
+        print(
+            f"{_label(keep)} - full over {len(boards)} positions: mean {diff.mean():+.4f} +/- "
+            f"{diff.std(ddof=1) / np.sqrt(len(diff)):.4f}, mean absolute {np.abs(diff).mean():.4f}"
+        )
     try:
         reference = cubeless_equities(parse_labeller(args.referee).label(boards))
     except (LabellerError, ImportError) as exc:
@@ -58,9 +66,11 @@ def main() -> int:
         return 0
     for keep in equities:
         err = equities[keep] - reference
-        print(f"{_label(keep)} against {args.referee}: mean {err.mean():+.4f}, "
-              f"mean absolute {np.abs(err).mean():.4f} +/- {np.abs(err).std(ddof=1) / np.sqrt(len(err)):.4f}, "
-              f"rms {np.sqrt((err ** 2).mean()):.4f}")
+        print(
+            f"{_label(keep)} against {args.referee}: mean {err.mean():+.4f}, "
+            f"mean absolute {np.abs(err).mean():.4f} +/- {np.abs(err).std(ddof=1) / np.sqrt(len(err)):.4f}, "
+            f"rms {np.sqrt((err**2).mean()):.4f}"
+        )
     return 0
 
 

@@ -5,7 +5,7 @@ can only agree by being right."""
 from __future__ import annotations
 
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 
 from engine.eval.bearoff_gen import MAX_ROLLS
 
@@ -43,7 +43,7 @@ def py_successors(counts: tuple, d1: int, d2: int) -> set:
     return {p for p, v in results.items() if v[0] == most and v[1] >= larger}
 
 
-@lru_cache(maxsize=None)
+@cache
 def exact_off(counts: tuple) -> tuple[Fraction, tuple]:
     """(mean, distribution) of rolls to bear off, exact, minimising the mean."""
     if not any(counts):

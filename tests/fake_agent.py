@@ -51,8 +51,7 @@ class FakeAgent:
         self._record("move", board, state)
         count = generate_moves(np.ascontiguousarray(board), d1, d2, *self._buffers.args())
         assert count >= 1
-        return FakeMoveChoice(steps=steps_to_move(self._buffers.steps[0]),
-                              board=self._buffers.boards[0].copy())
+        return FakeMoveChoice(steps=steps_to_move(self._buffers.steps[0]), board=self._buffers.boards[0].copy())
 
     def double_decision(self, board, state: MatchState) -> FakeCubeChoice:
         self._record("double", board, state)
@@ -66,8 +65,7 @@ class FakeAgent:
         self._record("offer", board, state)
         return 0
 
-    def accept_resignation(self, board, state: MatchState, offered_level: int,
-                           we_are_on_roll: bool) -> bool:
+    def accept_resignation(self, board, state: MatchState, offered_level: int, we_are_on_roll: bool) -> bool:
         self._record("resign", board, state)
         return self.accept_resign
 

@@ -17,7 +17,7 @@ import re
 from engine.rules.moves import legal_moves
 from engine.rules.notation import format_fibs, parse_fibs
 from engine.rules.position import Position
-from fibsbot.protocol.board import X, FibsBoard
+from fibsbot.protocol.board import FibsBoard, X
 from fibsbot.protocol.match.state import apply_steps
 
 OWN_INFO = "2 {user} 1 1 0 0 0 0 1 1 2396 0 1 1 0 1500.25 0 0 0 0 0 UTC"  # moves 1, notify 0, ready 0, silent 0
@@ -35,12 +35,23 @@ class FakeGame:
         self.bot_moves = 0
 
     def board_line(self, *, bot_turn: bool | None) -> str:
-        return FibsBoard.from_rows(
-            self.board[0], self.board[1], on_roll=None if bot_turn is None else ("us" if bot_turn else "them"),
-            opponent="bob", match_length=self.length, player_score=self.score[0],
-            opponent_score=self.score[1], player_dice=self.dice or (0, 0), player_may_double=False,
-            opponent_may_double=False, colour=self.colour, direction=self.direction,
-        ).to_line() + "\r\n"  # fmt: skip
+        return (
+            FibsBoard.from_rows(
+                self.board[0],
+                self.board[1],
+                on_roll=None if bot_turn is None else ("us" if bot_turn else "them"),
+                opponent="bob",
+                match_length=self.length,
+                player_score=self.score[0],
+                opponent_score=self.score[1],
+                player_dice=self.dice or (0, 0),
+                player_may_double=False,
+                opponent_may_double=False,
+                colour=self.colour,
+                direction=self.direction,
+            ).to_line()
+            + "\r\n"
+        )
 
     def new_game(self) -> str:
         self.board = Position.initial().board.copy()
@@ -93,20 +104,33 @@ class FakeGame:
 
     def _end(self, *, bot_won: bool) -> str:
         self.score[0 if bot_won else 1] += 1
-        win = ("You win the game and get 1 point. Congratulations!\r\n" if bot_won
-               else "bob wins the game and gets 1 point. Sorry.\r\n")  # fmt: skip
+        win = (
+            "You win the game and get 1 point. Congratulations!\r\n"
+            if bot_won
+            else "bob wins the game and gets 1 point. Sorry.\r\n"
+        )
         if max(self.score) >= self.length:
             self.over = True
             a, b = sorted(self.score, reverse=True)
             who = "You win" if bot_won else "bob wins"
             return win + f"{who} the {self.length} point match {a}-{b} .\r\n"
-        return win + (f"score in {self.length} point match: bot-{self.score[0]} bob-{self.score[1]}\r\n"
-                      "Type 'join' if you want to play the next game, type 'leave' if you don't.\r\n")
+        return win + (
+            f"score in {self.length} point match: bot-{self.score[0]} bob-{self.score[1]}\r\n"
+            "Type 'join' if you want to play the next game, type 'leave' if you don't.\r\n"
+        )
 
 
 class FakeFibs:
-    def __init__(self, user: str = "bot", password: str = "secret", *, seed: int = 7,
-                 drop_at_move: int | None = None, colour: int = X, direction: int = -1) -> None:  # fmt: skip
+    def __init__(
+        self,
+        user: str = "bot",
+        password: str = "secret",
+        *,
+        seed: int = 7,
+        drop_at_move: int | None = None,
+        colour: int = X,
+        direction: int = -1,
+    ) -> None:
         self.user, self.password = user, password
         self.rng = random.Random(seed)
         self.drop_at_move = drop_at_move  # drop the connection when this bot move arrives
@@ -122,7 +146,7 @@ class FakeFibs:
         self._server: asyncio.Server | None = None
         self._handlers: set[asyncio.Task] = set()
 
-    async def __aenter__(self) -> "FakeFibs":
+    async def __aenter__(self) -> FakeFibs:
         self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
         self.port = self._server.sockets[0].getsockname()[1]
         return self
@@ -198,8 +222,10 @@ class FakeFibs:
         if verb == "login":
             if len(words) == 5 and words[2] == "1008" and words[3:] == [self.user, self.password]:
                 self.logins += 1
-                self.push(f"1 {self.user} 1306865048 127.0.0.1\r\n" + OWN_INFO.format(user=self.user) + "\r\n"
-                          "3\r\n+---- test ----+\r\n4\r\n5 bob - - 1 0 1612.40 3000 12 1306865000 10.0.0.2 - -\r\n6\r\n")  # fmt: skip
+                self.push(
+                    f"1 {self.user} 1306865048 127.0.0.1\r\n" + OWN_INFO.format(user=self.user) + "\r\n"
+                    "3\r\n+---- test ----+\r\n4\r\n5 bob - - 1 0 1612.40 3000 12 1306865000 10.0.0.2 - -\r\n6\r\n"
+                )
             else:
                 self.push("\r\nlogin: ")
         elif verb == "join" and len(words) == 2 and words[1] in self.invited_by:
@@ -210,9 +236,11 @@ class FakeFibs:
         elif verb == "invite" and words[1:] == ["bob"] and self.saved and self.game is not None:
             self.saved = False
             g = self.game
-            self.push("You are now playing with bob. Your running match was loaded.\r\nturn: bot\r\n"
-                      f"match length: {g.length}\r\npoints for user bot: {g.score[0]}\r\n"
-                      f"points for user bob: {g.score[1]}\r\n" + g.board_line(bot_turn=g.dice is not None))  # fmt: skip
+            self.push(
+                "You are now playing with bob. Your running match was loaded.\r\nturn: bot\r\n"
+                f"match length: {g.length}\r\npoints for user bot: {g.score[0]}\r\n"
+                f"points for user bob: {g.score[1]}\r\n" + g.board_line(bot_turn=g.dice is not None)
+            )
         elif verb == "move" and self.game is not None:
             if self.drop_at_move is not None and self.game.bot_moves + 1 == self.drop_at_move:
                 self.drop_at_move = None
@@ -225,8 +253,10 @@ class FakeFibs:
         elif words == ["show", "saved"]:
             if self.saved and self.game is not None:
                 g = self.game
-                self.push("  opponent          matchlength   score (your points first)\r\n"
-                          f"**bob                     {g.length}                {g.score[0]} -  {g.score[1]}\r\n")
+                self.push(
+                    "  opponent          matchlength   score (your points first)\r\n"
+                    f"**bob                     {g.length}                {g.score[0]} -  {g.score[1]}\r\n"
+                )
             else:
                 self.push("no saved games.\r\n")
         elif verb == "time":

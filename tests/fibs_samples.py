@@ -45,8 +45,11 @@ MID_O_DOWN = (
     ":1:5:3:0:0:2:0:1:0:1:-1:0:25:3:1:1:2:2:0:0:0"
 )
 SEATS = {  # line: (colour, direction)
-    MID_X_DOWN: (X, -1), MID_O_UP: (O, 1), MID_X_UP: (X, 1), MID_O_DOWN: (O, -1),
-}  # fmt: skip
+    MID_X_DOWN: (X, -1),
+    MID_O_UP: (O, 1),
+    MID_X_UP: (X, 1),
+    MID_O_DOWN: (O, -1),
+}
 
 
 def with_fields(line: str, **changes: int | str) -> str:
@@ -69,9 +72,9 @@ SESSION = (
     "bob wants to play a 5 point match with you.\r\nType 'join bob' to accept.\r\n> "
     "** You are now playing a 5 point match with bob\r\n"
     "Starting a new game with bob.\r\nYou rolled 6, bob rolled 2\r\nIt's your turn to move.   \r\n"
-    + OPENING_X_DOWN + "\r\n"
-    "bob rolls 4 and 2.\r\nbob moves 1-5 12-14 .\r\n"
-    + MID_X_DOWN + "You roll 5 and 3.\r\nPlease move 2 pieces.\r\n"
+    + OPENING_X_DOWN
+    + "\r\n"
+    "bob rolls 4 and 2.\r\nbob moves 1-5 12-14 .\r\n" + MID_X_DOWN + "You roll 5 and 3.\r\nPlease move 2 pieces.\r\n"
     "12 bob gl hf\r\nbob doubles. Type 'accept' or 'reject'.\r\n"
     "You accept the double.  The cube shows 2.\r\n> "
     "bob wins the game and gets 2 points. Sorry.\r\nscore in 5 point match: bot-0 bob-2\r\n"

@@ -80,10 +80,20 @@ class RandomAgent:
 class InterruptedMatch:
     """One match between the bot and a scripted opponent; ``cuts``: kill after these event counts."""
 
-    def __init__(self, data_dir: Path, *, seed: int, length: int = 3, cuts: tuple[int, ...] = (),
-                 lag: int = 0, cut_before_send: bool = False, queue: bool = False,
-                 double_rate: float = 0.1, server: dict | None = None,
-                 kill_when: Callable[["InterruptedMatch"], bool] | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        data_dir: Path,
+        *,
+        seed: int,
+        length: int = 3,
+        cuts: tuple[int, ...] = (),
+        lag: int = 0,
+        cut_before_send: bool = False,
+        queue: bool = False,
+        double_rate: float = 0.1,
+        server: dict | None = None,
+        kill_when: Callable[[InterruptedMatch], bool] | None = None,
+    ) -> None:
         self.data_dir = Path(data_dir)
         self.length = length
         self.rng = random.Random(seed)
@@ -106,8 +116,13 @@ class InterruptedMatch:
     # --- the bot --------------------------------------------------------------------------
 
     def _start_bot(self, first: bool = False) -> None:
-        self.records = MatchRecords(self.data_dir / "matches", self.queue, user=BOT, net_version="n",
-                                    event_log=event_logger(self.data_dir / "events.jsonl"))  # fmt: skip
+        self.records = MatchRecords(
+            self.data_dir / "matches",
+            self.queue,
+            user=BOT,
+            net_version="n",
+            event_log=event_logger(self.data_dir / "events.jsonl"),
+        )
         self.driver = MatchDriver(roll_delay=0.0, match_record=self.records)  # as the daemon wires them
         self.dead = False
         self.decisions: deque = deque()
@@ -233,8 +248,15 @@ class InterruptedMatch:
         assert len(journals) == 1, journals
         audit = Audit()
         actions = MatchJournal.load(journals[0]).actions
-        audit_match(self.match, self.match.seat_of(BOT), as_gnubg_match(actions), audit, journals[0].name,
-                    unrecoverable_games(actions), guessed_moves(actions))  # fmt: skip
+        audit_match(
+            self.match,
+            self.match.seat_of(BOT),
+            as_gnubg_match(actions),
+            audit,
+            journals[0].name,
+            unrecoverable_games(actions),
+            guessed_moves(actions),
+        )
         return audit
 
 
@@ -245,8 +267,14 @@ def as_gnubg_match(actions: list) -> dict:
         if action[0] == "game":
             games.append({"info": {"score-X": action[1], "score-O": action[2]}, "game": []})
         elif action[0] == "move":
-            games[-1]["game"].append({"action": "move", "player": "XO"[action[1]], "dice": action[2:4],
-                                      "move": [tuple(step) for step in action[4]]})  # fmt: skip
+            games[-1]["game"].append(
+                {
+                    "action": "move",
+                    "player": "XO"[action[1]],
+                    "dice": action[2:4],
+                    "move": [tuple(step) for step in action[4]],
+                }
+            )
         elif action[0] == "leave_out":
             games.pop()
     return {"games": games}

@@ -9,8 +9,8 @@ through ``TrainingQueue``, ratings and the daemon's state through ``OwnerRecords
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
@@ -29,8 +29,15 @@ def random_chooser(board, d1, d2, state, rng):
     return rng.choice(legal_moves(Position(board), d1, d2))[0]
 
 
-def play_game(journal: MatchJournal, rng: random.Random, score, length: int, chooser: Chooser,
-              crawford: bool, double_at: int | None) -> None:
+def play_game(
+    journal: MatchJournal,
+    rng: random.Random,
+    score,
+    length: int,
+    chooser: Chooser,
+    crawford: bool,
+    double_at: int | None,
+) -> None:
     journal.record("game", score[0], score[1], crawford)
     board0 = Position.initial().board.copy()
     d1, d2 = 0, 0
@@ -44,15 +51,17 @@ def play_game(journal: MatchJournal, rng: random.Random, score, length: int, cho
         view = np.ascontiguousarray(board0 if player == 0 else board0[::-1])
         if turn:
             dice = (rng.randint(1, 6), rng.randint(1, 6))
-            state = MatchState(cube=cube, cube_owner=owner, on_roll=player, crawford=crawford,
-                               match_length=length, score=score)
+            state = MatchState(
+                cube=cube, cube_owner=owner, on_roll=player, crawford=crawford, match_length=length, score=score
+            )
             if turn == double_at and may_double(state):
                 journal.record("double", player)
                 journal.record("take", 1 - player)
                 cube, owner = cube * 2, 1 - player
             journal.record("roll", player, *dice)
-        state = MatchState(cube=cube, cube_owner=owner, on_roll=player, crawford=crawford, match_length=length,
-                           score=score, dice=dice)
+        state = MatchState(
+            cube=cube, cube_owner=owner, on_roll=player, crawford=crawford, match_length=length, score=score, dice=dice
+        )
         steps = chooser(view, dice[0], dice[1], state, rng) if player == 0 else random_chooser(view, *dice, state, rng)
         journal.record("move", player, dice[0], dice[1], [list(s) for s in steps])
         for move, position in legal_moves(Position(view), *dice):
@@ -66,8 +75,14 @@ def play_game(journal: MatchJournal, rng: random.Random, score, length: int, cho
         player, turn = 1 - player, turn + 1
 
 
-def record_match(matches_dir: Path, rng: random.Random, length: int, chooser: Chooser = random_chooser,
-                 opponent: str = "sparring", finish: bool = True) -> MatchJournal:
+def record_match(
+    matches_dir: Path,
+    rng: random.Random,
+    length: int,
+    chooser: Chooser = random_chooser,
+    opponent: str = "sparring",
+    finish: bool = True,
+) -> MatchJournal:
     journal = MatchJournal.create(matches_dir, "fibsbot", opponent, length, site="test")
     score, crawford_done, game = [0, 0], False, 0
     while max(score) < length:
@@ -88,10 +103,23 @@ def make_data_dir(root: Path, matches: int = 3, seed: int = 5, with_owner_files:
     for _ in range(matches):
         record_match(data_dir / "matches", rng, length=3)
     with TrainingQueue(data_dir / "queue.sqlite") as queue:
-        ids = [queue.add(Disagreement(position_id="4HPwATDgc/ABMA", match_id="cAkAAAAAAAAA", dice=(3, 1),
-                                      kind="move", choice_ply0="24/21 6/5", choice_search="8/5 6/5",
-                                      equity_ply0=0.1, equity_search=0.2, ply=2, net_version="test"))
-               for _ in range(5)]
+        ids = [
+            queue.add(
+                Disagreement(
+                    position_id="4HPwATDgc/ABMA",
+                    match_id="cAkAAAAAAAAA",
+                    dice=(3, 1),
+                    kind="move",
+                    choice_ply0="24/21 6/5",
+                    choice_search="8/5 6/5",
+                    equity_ply0=0.1,
+                    equity_search=0.2,
+                    ply=2,
+                    net_version="test",
+                )
+            )
+            for _ in range(5)
+        ]
         queue.mark_labelled(ids[:2], label="test")
     if with_owner_files:
         owner = OwnerRecords(data_dir, "fibsbot")
@@ -105,9 +133,18 @@ def make_data_dir(root: Path, matches: int = 3, seed: int = 5, with_owner_files:
 
         evaluator = Evaluator.load(resolve_net_path("default"))
         for ppg in (0.45, 0.47):
-            NetStore(data_dir / "nets").promote(evaluator, strength={"benchmark_error": 5.9, "ppg_vs_pubeval": ppg,
-                                                                     "stderr": 0.013, "games": 10000})
-        record_retrain(data_dir, {"promoted": False, "version": None, "training_positions": 1234,
-                                  "incumbent": {"error": 5.9, "ppg": 0.455}, "candidate": {"error": 5.95, "ppg": 0.45},
-                                  "reason": "benchmark error 5.9 -> 5.95"})
+            NetStore(data_dir / "nets").promote(
+                evaluator, strength={"benchmark_error": 5.9, "ppg_vs_pubeval": ppg, "stderr": 0.013, "games": 10000}
+            )
+        record_retrain(
+            data_dir,
+            {
+                "promoted": False,
+                "version": None,
+                "training_positions": 1234,
+                "incumbent": {"error": 5.9, "ppg": 0.455},
+                "candidate": {"error": 5.95, "ppg": 0.45},
+                "reason": "benchmark error 5.9 -> 5.95",
+            },
+        )
     return data_dir

@@ -64,8 +64,13 @@ class ScriptedMatch:
     # --- the process ----------------------------------------------------------------------
 
     def start_process(self) -> None:
-        self.records = MatchRecords(self.data_dir / "matches", self.queue, user=USER, net_version="n",
-                                    event_log=event_logger(self.data_dir / "events.jsonl"))  # fmt: skip
+        self.records = MatchRecords(
+            self.data_dir / "matches",
+            self.queue,
+            user=USER,
+            net_version="n",
+            event_log=event_logger(self.data_dir / "events.jsonl"),
+        )
         self.driver = MatchDriver()
 
     def kill(self) -> None:
@@ -81,10 +86,18 @@ class ScriptedMatch:
     # --- what the server sends ------------------------------------------------------------
 
     def board(self, on_roll: str | None, dice=(0, 0), their_dice=(0, 0)) -> str:
-        return FibsBoard.from_rows(self.rows[0], self.rows[1], on_roll=on_roll, opponent=OPPONENT,
-                                   match_length=self.length, player_score=self.score[0],
-                                   opponent_score=self.score[1], player_dice=dice, opponent_dice=their_dice,
-                                   direction=DIRECTION).to_line()  # fmt: skip
+        return FibsBoard.from_rows(
+            self.rows[0],
+            self.rows[1],
+            on_roll=on_roll,
+            opponent=OPPONENT,
+            match_length=self.length,
+            player_score=self.score[0],
+            opponent_score=self.score[1],
+            player_dice=dice,
+            opponent_dice=their_dice,
+            direction=DIRECTION,
+        ).to_line()
 
     def joined(self) -> None:
         self.lines(f"** Player {OPPONENT} has joined you for a {self.length} point match.")
@@ -94,8 +107,11 @@ class ScriptedMatch:
         self.rows = [Position.initial().board[0].copy(), Position.initial().board[0].copy()]
         dice = (max(ours, theirs), min(ours, theirs))
         first = "us" if ours > theirs else "them"
-        self.lines(f"Starting a new game with {OPPONENT}.", f"You rolled {ours}, {OPPONENT} rolled {theirs}",
-                   self.board(first, dice if first == "us" else (0, 0), dice if first == "them" else (0, 0)))
+        self.lines(
+            f"Starting a new game with {OPPONENT}.",
+            f"You rolled {ours}, {OPPONENT} rolled {theirs}",
+            self.board(first, dice if first == "us" else (0, 0), dice if first == "them" else (0, 0)),
+        )
 
     def they_move(self, d1: int, d2: int, steps: tuple, rolled: bool = True) -> None:
         """The opponent's roll (``rolled``: its line; False after the opening roll) and move, their numbering."""
@@ -132,11 +148,17 @@ class ScriptedMatch:
 
     def resumed(self, turn: str, on_roll: str, dice=(0, 0), their_dice=(0, 0)) -> None:
         """A new process logs in and the server loads the saved match."""
-        self.lines(f"You are now playing with {OPPONENT}. Your running match was loaded.", f"turn: {turn}",
-                   f"match length: {self.length}", f"points for user {USER}: {self.score[0]}",
-                   f"points for user {OPPONENT}: {self.score[1]}", self.board(on_roll, dice, their_dice))
+        self.lines(
+            f"You are now playing with {OPPONENT}. Your running match was loaded.",
+            f"turn: {turn}",
+            f"match length: {self.length}",
+            f"points for user {USER}: {self.score[0]}",
+            f"points for user {OPPONENT}: {self.score[1]}",
+            self.board(on_roll, dice, their_dice),
+        )
 
     def queue_rows(self) -> list[tuple]:
         with sqlite3.connect(self.data_dir / "queue.sqlite") as db:
-            return db.execute("SELECT match_ref, game_number, move_number, position_id FROM disagreements "
-                              "ORDER BY id").fetchall()  # fmt: skip
+            return db.execute(
+                "SELECT match_ref, game_number, move_number, position_id FROM disagreements ORDER BY id"
+            ).fetchall()

@@ -13,9 +13,19 @@ from engine.rules.moves import legal_moves
 from engine.rules.notation import format_fibs
 from fibsbot.protocol.board import FibsBoard
 from fibsbot.protocol.parser import (
-    Board, ClipParser, DoubleRejected, Event, GameEnd, JoinNextGamePrompt, MatchEnd, NewGame,
-    ResignAccepted, ResignOffered, ResignRejected, Unknown,
-)  # fmt: skip
+    Board,
+    ClipParser,
+    DoubleRejected,
+    Event,
+    GameEnd,
+    JoinNextGamePrompt,
+    MatchEnd,
+    NewGame,
+    ResignAccepted,
+    ResignOffered,
+    ResignRejected,
+    Unknown,
+)
 from fibsbot.server import ServerConfig, ServerCore
 from fibsbot.server.dice import DiceSource
 from fibsbot.server.outputs import Close, Send, SetEcho

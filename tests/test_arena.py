@@ -19,8 +19,9 @@ from tests.test_matfile import gnubg_read_match
 
 
 async def test_arena_plays_whole_matches_and_keeps_every_record(tmp_path):
-    result = await run_arena(length=3, matches=2, opponent="pubeval", ply=1, data_dir=tmp_path, seed=11,
-                             warmup=False)  # the 1-ply search from the first move (see test_warmup)
+    result = await run_arena(
+        length=3, matches=2, opponent="pubeval", ply=1, data_dir=tmp_path, seed=11, warmup=False
+    )  # the 1-ply search from the first move (see test_warmup)
     assert result.stuck == 0 and result.won + result.lost == 2
     assert result.errors == []  # no refused command, no unreadable board
     for ours, theirs in result.scores:
@@ -65,8 +66,7 @@ def stand_in_warmup(seconds: float):
 
     def start(agent, logger=None, enabled=True):
         code = f"import sys, time; time.sleep({seconds}); open(sys.argv[1], 'w').write('{{}}')"
-        warm = SearchWarmup(agent.name, command=[sys.executable, "-c", code, str(marker_path())],
-                            logger=logger).start()
+        warm = SearchWarmup(agent.name, command=[sys.executable, "-c", code, str(marker_path())], logger=logger).start()
         agent.search_ready = warm
         started.append(warm)
         return warm
@@ -94,8 +94,10 @@ async def test_a_search_still_compiling_is_counted_and_its_pid_named(tmp_path, m
     out = io.StringIO()
     print_result(result, out)
     text = out.getvalue()
-    assert f"(net 2-ply; {result.decisions} of {result.decisions} decisions at 0-ply while the search compiled)" \
+    assert (
+        f"(net 2-ply; {result.decisions} of {result.decisions} decisions at 0-ply while the search compiled)"
         in text.splitlines()[0]
+    )
     assert f"still compiling in the background (pid {child.pid}" in text
 
 
@@ -103,8 +105,16 @@ async def test_waiting_for_the_search_takes_no_decision_before_it(tmp_path, monk
     start, started = stand_in_warmup(1.0)
     monkeypatch.setattr(play, "start_warmup", start)
     said: list[str] = []
-    result = await run_arena(length=1, matches=1, opponent="pubeval", ply=1, data_dir=tmp_path / "data", seed=3,
-                             progress=said.append, wait_for_search=True)
+    result = await run_arena(
+        length=1,
+        matches=1,
+        opponent="pubeval",
+        ply=1,
+        data_dir=tmp_path / "data",
+        seed=3,
+        progress=said.append,
+        wait_for_search=True,
+    )
     assert started[0].outcome == "warmed" and said[0].startswith("waiting for the 1-ply search")
     assert result.decisions > 0 and result.decisions_before_search == 0 and result.warmup_pid is None
     out = io.StringIO()

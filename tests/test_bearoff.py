@@ -19,10 +19,15 @@ import numpy as np
 import pytest
 
 from engine.eval import bearoff
-from engine.eval.bearoff import BearoffDB, bearoff_probabilities, cache_dir, load_bearoff_db
-from engine.eval.bearoff import race_probabilities
-from engine.eval.bearoff_gen import MAX_ROLLS, NUM_POSITIONS, all_bearoff_positions, bearoff_indices
-from engine.eval.bearoff_gen import gnubg_fixed_point_tables, read_gnubg_one_sided
+from engine.eval.bearoff import BearoffDB, bearoff_probabilities, cache_dir, load_bearoff_db, race_probabilities
+from engine.eval.bearoff_gen import (
+    MAX_ROLLS,
+    NUM_POSITIONS,
+    all_bearoff_positions,
+    bearoff_indices,
+    gnubg_fixed_point_tables,
+    read_gnubg_one_sided,
+)
 from engine.rules.position import has_contact
 from tests.bearoff_reference import ROLLS, WEIGHT, exact_off, py_successors
 
@@ -106,9 +111,7 @@ def test_first_checker_distribution(db, positions):
     rng = np.random.default_rng(3)
     for i in rng.choice(np.arange(FIRST_FULL, NUM_POSITIONS), 60, replace=False):
         counts = tuple(int(c) for c in positions[i])
-        p = sum(
-            WEIGHT[a, b] for a, b in ROLLS if any(sum(s) < 15 for s in py_successors(counts, a, b))
-        )
+        p = sum(WEIGHT[a, b] for a, b in ROLLS if any(sum(s) < 15 for s in py_successors(counts, a, b)))
         assert db.first[i, 1] == pytest.approx(float(p), abs=1e-14)
     # 15 on the six point: a 6, 5-1, 4-2, 3-3 or 2-2 takes one off
     assert db.first_off_distribution((0, 0, 0, 0, 0, 15))[1] == pytest.approx(17 / 36, abs=1e-15)

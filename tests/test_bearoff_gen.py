@@ -8,8 +8,14 @@ import math
 import numpy as np
 import pytest
 
-from engine.eval.bearoff_gen import NUM_POSITIONS, all_bearoff_positions, bearoff_index, bearoff_indices
-from engine.eval.bearoff_gen import bearoff_position, bearoff_successors
+from engine.eval.bearoff_gen import (
+    NUM_POSITIONS,
+    all_bearoff_positions,
+    bearoff_index,
+    bearoff_indices,
+    bearoff_position,
+    bearoff_successors,
+)
 from tests.bearoff_reference import ROLLS, py_successors
 
 try:

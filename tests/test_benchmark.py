@@ -19,8 +19,17 @@ from engine.rules.position import Position
 from fibsbot.cli import main
 from nets.train.benchmark.build import arena_decisions, build_benchmark
 from nets.train.benchmark.players import make_player, score_spec
-from nets.train.benchmark.scoring import (Benchmark, BenchmarkError, CubeRecord, MoveOption, MoveRecord, cube_losses,
-                                          read_benchmark, score, write_benchmark)
+from nets.train.benchmark.scoring import (
+    Benchmark,
+    BenchmarkError,
+    CubeRecord,
+    MoveOption,
+    MoveRecord,
+    cube_losses,
+    read_benchmark,
+    score,
+    write_benchmark,
+)
 
 OPENING = Position.initial().board
 
@@ -34,8 +43,10 @@ def race_board() -> np.ndarray:
 
 def results(board: np.ndarray, d1: int, d2: int) -> list[tuple[str, str]]:
     """(result ID, move text) of every legal result."""
-    return [(position_id(after.flip().board), format_gnubg(board, move))
-            for move, after in legal_moves(Position(board), d1, d2)]
+    return [
+        (position_id(after.flip().board), format_gnubg(board, move))
+        for move, after in legal_moves(Position(board), d1, d2)
+    ]
 
 
 def hand_record(board, dice, cls, best_text, step=0.01) -> MoveRecord:
@@ -78,8 +89,12 @@ def equity_of(record: MoveRecord, text: str) -> float:
 def tiny() -> Benchmark:
     contact = hand_record(OPENING, (3, 1), "contact", "8/5 6/5")
     race = hand_record(race_board(), (6, 5), "race", "8/2 6/1")
-    cube = CubeRecord(cls="contact", position_id=position_id(OPENING), match_id=match_id(MatchState(jacoby=False)),
-                      probs=(0.72, 0.2, 0.01, 0.08, 0.005))
+    cube = CubeRecord(
+        cls="contact",
+        position_id=position_id(OPENING),
+        match_id=match_id(MatchState(jacoby=False)),
+        probs=(0.72, 0.2, 0.01, 0.08, 0.005),
+    )
     return Benchmark(meta={"labeller": "hand-made"}, moves=(contact, race), cubes=(cube,))
 
 
@@ -93,16 +108,25 @@ def test_round_trip_gzip_and_plain(tmp_path, tiny):
     assert lines[1]["class"] == "contact" and lines[1]["dice"] == [3, 1] and len(lines[1]["moves"]) == 16
 
 
-@pytest.mark.parametrize("bad, reason", [
-    ("{not json", "line 2"),
-    ('{"kind": "move", "class": "contact", "position_id": "4HPwATDgc/ABMA", "dice": [7, 1], '
-     '"moves": [{"position_id": "4HPwATDgc/ABMA", "equity": 0, "ply": 0}, '
-     '{"position_id": "4HPwATDgc/ABMB", "equity": 0, "ply": 0}]}', "dice"),
-    ('{"kind": "riddle"}', "unknown kind"),
-    ('{"kind": "meta", "format": 99}', "newer"),
-    ('{"kind": "cube", "class": "race", "position_id": "4HPwATDgc/ABMA", "match_id": "cAkAAAAAAAAA", '
-     '"probs": [1.5, 0, 0, 0, 0]}', "probs"),
-])
+@pytest.mark.parametrize(
+    "bad, reason",
+    [
+        ("{not json", "line 2"),
+        (
+            '{"kind": "move", "class": "contact", "position_id": "4HPwATDgc/ABMA", "dice": [7, 1], '
+            '"moves": [{"position_id": "4HPwATDgc/ABMA", "equity": 0, "ply": 0}, '
+            '{"position_id": "4HPwATDgc/ABMB", "equity": 0, "ply": 0}]}',
+            "dice",
+        ),
+        ('{"kind": "riddle"}', "unknown kind"),
+        ('{"kind": "meta", "format": 99}', "newer"),
+        (
+            '{"kind": "cube", "class": "race", "position_id": "4HPwATDgc/ABMA", "match_id": "cAkAAAAAAAAA", '
+            '"probs": [1.5, 0, 0, 0, 0]}',
+            "probs",
+        ),
+    ],
+)
 def test_malformed_records_name_their_line(tmp_path, tiny, bad, reason):
     path = tmp_path / "bad.jsonl"
     write_benchmark(path, Benchmark(moves=tiny.moves[:1]))
@@ -201,8 +225,26 @@ def test_gnubg_player_is_scored_with_the_same_labels(tiny):
 
 def test_built_set_lists_every_result_and_its_labeller_scores_zero(tmp_path, capsys):
     out = tmp_path / "built.jsonl.gz"
-    assert main(["benchmark-build", "--out", str(out), "--labeller", "net:default@2", "--moves", "8", "--cube", "2",
-                 "--seed", "4", "--sources", "selfplay"]) == 0
+    assert (
+        main(
+            [
+                "benchmark-build",
+                "--out",
+                str(out),
+                "--labeller",
+                "net:default@2",
+                "--moves",
+                "8",
+                "--cube",
+                "2",
+                "--seed",
+                "4",
+                "--sources",
+                "selfplay",
+            ]
+        )
+        == 0
+    )
     built = read_benchmark(out)
     assert len(built.moves) == 8 and built.meta["labeller"] == "net:default@2"
     assert built.meta["cube_positions"] == 2 and all(r.probs[0] >= 0.4 for r in built.cubes)
@@ -237,14 +279,24 @@ def test_arena_logs_are_read_with_their_row_order_checked(tmp_path):
     move = format_gnubg(board, legal_moves(Position(board), 6, 5)[0][0])
     state = MatchState(match_length=3, score=(1, 0), dice=(0, 0))
     rows = [  # as the arena's recorder writes them: the deciding side's row first
-        {"event": "decision", "kind": "move", "position_id": position_id(board[::-1].copy()), "dice": [6, 5],
-         "move": move, "match_id": match_id(state)},
-        {"event": "decision", "kind": "double", "position_id": position_id(OPENING[::-1].copy()),
-         "match_id": match_id(state)},
+        {
+            "event": "decision",
+            "kind": "move",
+            "position_id": position_id(board[::-1].copy()),
+            "dice": [6, 5],
+            "move": move,
+            "match_id": match_id(state),
+        },
+        {
+            "event": "decision",
+            "kind": "double",
+            "position_id": position_id(OPENING[::-1].copy()),
+            "match_id": match_id(state),
+        },
         {"event": "decision", "kind": "move", "serial": 3},
     ]
     log = tmp_path / "arena.jsonl"
-    log.write_text("".join(json.dumps(r) + "\n" for r in rows) + "not json but \"decision\" \"position_id\"\n")
+    log.write_text("".join(json.dumps(r) + "\n" for r in rows) + 'not json but "decision" "position_id"\n')
     moves, doubles = arena_decisions(str(tmp_path / "*.jsonl"))
     assert len(moves) == 1 and np.array_equal(moves[0].board, board) and moves[0].dice == (6, 5)
     assert len(doubles) == 1 and doubles[0].state.score == (1, 0) and doubles[0].state.on_roll == 0

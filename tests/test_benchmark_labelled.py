@@ -42,7 +42,7 @@ def check_rescored(built: Benchmark, labeller: str) -> int:
         assert {m.position_id for m in record.moves} == set(deep)  # every legal result listed
         rescored = [m for m in record.moves if m.by == levels.deep]
         others = [m for m in record.moves if m.by != levels.deep]
-        assert record.moves[:len(rescored)] == tuple(rescored)
+        assert record.moves[: len(rescored)] == tuple(rescored)
         for move in rescored:
             assert move.equity == pytest.approx(deep[move.position_id], abs=1e-5)
             assert move.ply == levels.deep_depth
@@ -94,8 +94,28 @@ def test_an_interrupted_build_resumes_from_its_journal(tmp_path, monkeypatch):
 def test_bgsage_labelled_build_and_the_bgsage_player(tmp_path, capsys):
     pytest.importorskip("bgsage", reason="the optional package bgsage is not installed")
     out = tmp_path / "sage.jsonl.gz"
-    assert main(["benchmark-build", "--out", str(out), "--labeller", "bgsage@2", "--search", "net:default@0",
-                 "--moves", "6", "--cube", "2", "--seed", "5", "--sources", "selfplay"]) == 0
+    assert (
+        main(
+            [
+                "benchmark-build",
+                "--out",
+                str(out),
+                "--labeller",
+                "bgsage@2",
+                "--search",
+                "net:default@0",
+                "--moves",
+                "6",
+                "--cube",
+                "2",
+                "--seed",
+                "5",
+                "--sources",
+                "selfplay",
+            ]
+        )
+        == 0
+    )
     built = read_benchmark(out)
     assert not (tmp_path / "sage.jsonl.gz.labels.jsonl").exists()  # the journal goes once the set is written
     assert built.meta["labeller"] == "bgsage@2" and built.meta["labeller_card"]["package"] == "bgsage"

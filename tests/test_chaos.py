@@ -38,7 +38,7 @@ class _Finished:  # the server's record of a match that ended 3-1, our seat 1
 
 def test_the_audit_counts_match_files_analyse_cannot_read_and_results_unlike_the_servers(tmp_path):
     unreadable = tmp_path / "broken.mat"
-    unreadable.write_text(' 3 point match\n\n Game 1\n a : 0   b : 0\n  1) 31: 24/18\n')  # not a move of 31
+    unreadable.write_text(" 3 point match\n\n Game 1\n a : 0   b : 0\n  1) 31: 24/18\n")  # not a move of 31
     audit = Audit()
     assert read_as_analyse_does(unreadable, audit) is None and audit.mats_unreadable == 1
     won = [["game", 0, 0, False], ["win", 1, 1], ["game", 0, 1, False], ["win", 0, 3]]

@@ -60,14 +60,17 @@ def test_hints_are_parsed_into_actions_probabilities_and_equities():
     assert script.parse_hint("You cannot double.\n").action == "unavailable"
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("Double, take", (DOUBLE_TAKE, True, False)),
-    ("Redouble, pass", (DOUBLE_DROP, False, False)),
-    ("Too good to double, pass", (TOO_GOOD, False, False)),
-    ("Too good to redouble, take", (TOO_GOOD, True, False)),
-    ("No redouble, beaver", (NO_DOUBLE, True, False)),
-    ("Optional double, take", (DOUBLE_TAKE, True, True)),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("Double, take", (DOUBLE_TAKE, True, False)),
+        ("Redouble, pass", (DOUBLE_DROP, False, False)),
+        ("Too good to double, pass", (TOO_GOOD, False, False)),
+        ("Too good to redouble, take", (TOO_GOOD, True, False)),
+        ("No redouble, beaver", (NO_DOUBLE, True, False)),
+        ("Optional double, take", (DOUBLE_TAKE, True, True)),
+    ],
+)
 def test_gnubg_action_names_map_to_ours(text, expected):
     assert load_script().gnubg_action(text) == expected
 

@@ -183,8 +183,11 @@ def test_duel_reports_the_time_before_the_first_game_apart_from_games_per_s():
     assert code == 0
     rate, setup = out.splitlines()[-2:]
     assert rate.strip().endswith("s of play)") and "games/s" in rate
-    assert setup.strip().split()[1:] == "s before the first game: loading the players and compiling the duel loop " \
+    assert (
+        setup.strip().split()[1:]
+        == "s before the first game: loading the players and compiling the duel loop "
         "(compiled again on every run; not in games/s)".split()
+    )
     code, out, _ = run_cli(["duel", "--games", "10", "--json"])
     result = json.loads(out)
     assert code == 0 and result["setup_s"] >= 0 and "games_per_s" in result
@@ -225,9 +228,11 @@ def _console_script() -> str:
 
 def test_console_script_runs_and_fails_cleanly():
     script = _console_script()
-    ok = subprocess.run([script, "moves", "--position-id", OPENING, "--dice", "3", "1"],
-                        capture_output=True, text=True, timeout=120)
+    ok = subprocess.run(
+        [script, "moves", "--position-id", OPENING, "--dice", "3", "1"], capture_output=True, text=True, timeout=120
+    )
     assert ok.returncode == 0 and len(ok.stdout.strip().splitlines()) == 16
-    bad = subprocess.run([script, "moves", "--position-id", "nonsense", "--dice", "3", "1"],
-                         capture_output=True, text=True, timeout=120)
+    bad = subprocess.run(
+        [script, "moves", "--position-id", "nonsense", "--dice", "3", "1"], capture_output=True, text=True, timeout=120
+    )
     assert_one_line_error(bad.returncode, bad.stderr)

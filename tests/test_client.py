@@ -38,8 +38,17 @@ class Broken(NullObserver):
 def make_client(server: FakeFibs, *, password="secret", agent=None, observers=(), **options) -> BotClient:
     options.setdefault("backoff", FAST)
     policy = Policy(PolicySettings(user="bot", min_length=1, max_length=7, reply_interval_s=0))
-    return BotClient("127.0.0.1", server.port, "bot", password, agent or FakeAgent(), policy,
-                     observers, options=ClientOptions(**options), rng=random.Random(1))  # fmt: skip
+    return BotClient(
+        "127.0.0.1",
+        server.port,
+        "bot",
+        password,
+        agent or FakeAgent(),
+        policy,
+        observers,
+        options=ClientOptions(**options),
+        rng=random.Random(1),
+    )
 
 
 async def running(client: BotClient) -> asyncio.Task:
@@ -70,7 +79,9 @@ async def test_login_handshake_board_style_and_only_the_differing_toggles():
 def test_toggles_compare_before_flipping():
     assert toggles_to_send({"ready": True, "moves": False}, {"ready": True, "moves": False}) == []
     assert toggles_to_send({"ready": False, "away": True}, {"ready": True, "away": False}) == [
-        "toggle ready", "toggle away"]
+        "toggle ready",
+        "toggle away",
+    ]
 
 
 def test_password_sources_and_checks():
@@ -101,8 +112,16 @@ async def test_reconnects_after_the_server_refuses_connections():
         port = server.port
     # nothing listens on the port now: attempts fail and back off
     policy = Policy(PolicySettings(user="bot"))
-    client = BotClient("127.0.0.1", port, "bot", "pw", FakeAgent(), policy,
-                       options=ClientOptions(backoff=FAST, connect_timeout_s=1), rng=random.Random(1))
+    client = BotClient(
+        "127.0.0.1",
+        port,
+        "bot",
+        "pw",
+        FakeAgent(),
+        policy,
+        options=ClientOptions(backoff=FAST, connect_timeout_s=1),
+        rng=random.Random(1),
+    )
     task = asyncio.create_task(client.run())
     await asyncio.sleep(0.4)
     await finish(client, task)
@@ -156,8 +175,9 @@ async def test_agent_thinks_in_an_executor_while_reading_goes_on():
         server.push("12 carol are you there?\r\n")
         await server.wait_line("tell carol .*", after=mark)  # answered while the agent thinks
         first_move = await server.wait_line("move .*", after=mark)
-        assert server.received.index(first_move) > server.received.index(next(
-            line for line in server.received[mark:] if line.startswith("tell carol")))
+        assert server.received.index(first_move) > server.received.index(
+            next(line for line in server.received[mark:] if line.startswith("tell carol"))
+        )
         assert agent.threads and all(name.startswith("fibsbot-agent") for name in agent.threads)
         await finish(client, task)
 
@@ -192,8 +212,16 @@ async def test_silent_server_times_out_the_login_and_retries():
     server = await asyncio.start_server(mute, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
     policy = Policy(PolicySettings(user="bot"))
-    client = BotClient("127.0.0.1", port, "bot", "pw", FakeAgent(), policy,
-                       options=ClientOptions(backoff=FAST, login_timeout_s=0.2), rng=random.Random(2))
+    client = BotClient(
+        "127.0.0.1",
+        port,
+        "bot",
+        "pw",
+        FakeAgent(),
+        policy,
+        options=ClientOptions(backoff=FAST, login_timeout_s=0.2),
+        rng=random.Random(2),
+    )
     task = asyncio.create_task(client.run())
     await asyncio.sleep(0.8)
     await finish(client, task)
@@ -205,8 +233,18 @@ async def test_run_bot_stops_on_the_event():
     async with FakeFibs() as server:
         stop = asyncio.Event()
         policy = Policy(PolicySettings(user="bot"))
-        task = asyncio.create_task(run_bot("127.0.0.1", server.port, "bot", SecretStr("secret"), FakeAgent(),
-                                           policy, stop_event=stop, options=ClientOptions(backoff=FAST)))
+        task = asyncio.create_task(
+            run_bot(
+                "127.0.0.1",
+                server.port,
+                "bot",
+                SecretStr("secret"),
+                FakeAgent(),
+                policy,
+                stop_event=stop,
+                options=ClientOptions(backoff=FAST),
+            )
+        )
         await server.wait_line("set boardstyle 3")
         stop.set()
         client = await asyncio.wait_for(task, 5)
@@ -254,10 +292,17 @@ async def test_a_client_built_from_the_settings_logs_in(monkeypatch):
 
     monkeypatch.setenv("FIBSBOT_PASSWORD", "secret")
     async with FakeFibs() as server:
-        settings = Settings(server={"host": "127.0.0.1", "port": server.port, "user": "bot",
-                                    "reconnect_backoff_base": 0.05, "keepalive_interval": 60},
-                            invitations={"min_length": 3, "max_length": 5, "deny": ["mallory"]},
-                            admins=["root"])  # fmt: skip
+        settings = Settings(
+            server={
+                "host": "127.0.0.1",
+                "port": server.port,
+                "user": "bot",
+                "reconnect_backoff_base": 0.05,
+                "keepalive_interval": 60,
+            },
+            invitations={"min_length": 3, "max_length": 5, "deny": ["mallory"]},
+            admins=["root"],
+        )
         policy = policy_settings(settings)
         assert (policy.user, policy.min_length, policy.max_length) == ("bot", 3, 5)
         assert policy.deny == {"mallory"} and policy.admins == {"root"}

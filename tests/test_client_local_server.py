@@ -34,8 +34,9 @@ class Log(NullObserver):
 def bot(port: int, name: str, agent: FakeAgent, log: Log, **policy) -> BotClient:
     settings = PolicySettings(user=name, min_length=1, max_length=7, **policy)
     options = ClientOptions(backoff=FAST, roll_delay_s=0.3, board_delay_s=2.0, max_matches=1)
-    return BotClient("127.0.0.1", port, name, f"pw-{name}", agent, Policy(settings), [log],
-                     options=options, rng=random.Random(name))  # fmt: skip
+    return BotClient(
+        "127.0.0.1", port, name, f"pw-{name}", agent, Policy(settings), [log], options=options, rng=random.Random(name)
+    )
 
 
 async def test_two_bots_play_a_match_with_the_cube():
@@ -70,7 +71,7 @@ class CuttableProxy:
         self.target = port
         self.pipes: list[asyncio.StreamWriter] = []
 
-    async def __aenter__(self) -> "CuttableProxy":
+    async def __aenter__(self) -> CuttableProxy:
         self.server = await asyncio.start_server(self._relay, "127.0.0.1", 0)
         self.port = self.server.sockets[0].getsockname()[1]
         return self

@@ -7,8 +7,71 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fibsbot.protocol.board import parse_board_line
-from fibsbot.protocol.parser import *  # noqa: F403 - the event classes
-from fibsbot.protocol.parser import ClipParser
+from fibsbot.protocol.parser import (
+    BadBoard,
+    Banner,
+    Board,
+    CantMove,
+    ClipParser,
+    ConnectionTimedOut,
+    DoubleAccepted,
+    DoubleOffered,
+    DoubleRejected,
+    Event,
+    GameEnd,
+    GameSaved,
+    GiveUp,
+    Invitation,
+    InviteSent,
+    JoinInstructions,
+    JoinNextGamePrompt,
+    Kibitzes,
+    Login,
+    LoginFailed,
+    LoginPrompt,
+    Logout,
+    MatchEnd,
+    MatchResumed,
+    MatchStart,
+    MessageDelivered,
+    MessageSaved,
+    MotdEnd,
+    MotdLine,
+    MotdStart,
+    NewGame,
+    OnlyPossibleMove,
+    OpeningRoll,
+    OpponentMoves,
+    OpponentMovesFirst,
+    OpponentRolls,
+    OwnInfo,
+    PasswordPrompt,
+    PleaseMove,
+    PleaseRollOrDouble,
+    Prompt,
+    ResignAccepted,
+    ResignOffered,
+    ResignRejected,
+    Says,
+    ScoreLine,
+    ServerError,
+    SettingChanged,
+    Shouts,
+    StoredMessage,
+    ToggleChanged,
+    Unknown,
+    Welcome,
+    Whispers,
+    WhoEnd,
+    WhoInfo,
+    YouDoubled,
+    YouKibitz,
+    YouRoll,
+    YourTurnToMove,
+    YouSay,
+    YouShout,
+    YouWhisper,
+)
 from tests.fibs_samples import MID_O_UP, OPENING_X_DOWN, SESSION, SESSION_LINES
 
 BOARD = OPENING_X_DOWN
@@ -33,18 +96,43 @@ def only(text: str):
 
 
 EXACT = [
-    ("1 bot 1306865048 host.example.com",
-     Welcome(name="bot", last_login=1306865048, last_host="host.example.com")),
+    ("1 bot 1306865048 host.example.com", Welcome(name="bot", last_login=1306865048, last_host="host.example.com")),
     ("3", MotdStart()),
     ("4", MotdEnd()),
-    ("5 bob alice - 1 0 1418.61 1914 23 1306926526 173.223.48.110 Gibbon_0.1.1 bob@x.org",
-     WhoInfo(name="bob", opponent="alice", watching=None, ready=True, away=False, rating=1418.61,
-             experience=1914, idle=23, login=1306926526, hostname="173.223.48.110",
-             client="Gibbon_0.1.1", email="bob@x.org")),
-    ("5 carol - - 0 1 -35.67 914 0 1306926526 44.55.66.77 - -",
-     WhoInfo(name="carol", opponent=None, watching=None, ready=False, away=True, rating=-35.67,
-             experience=914, idle=0, login=1306926526, hostname="44.55.66.77", client=None,
-             email=None)),
+    (
+        "5 bob alice - 1 0 1418.61 1914 23 1306926526 173.223.48.110 Gibbon_0.1.1 bob@x.org",
+        WhoInfo(
+            name="bob",
+            opponent="alice",
+            watching=None,
+            ready=True,
+            away=False,
+            rating=1418.61,
+            experience=1914,
+            idle=23,
+            login=1306926526,
+            hostname="173.223.48.110",
+            client="Gibbon_0.1.1",
+            email="bob@x.org",
+        ),
+    ),
+    (
+        "5 carol - - 0 1 -35.67 914 0 1306926526 44.55.66.77 - -",
+        WhoInfo(
+            name="carol",
+            opponent=None,
+            watching=None,
+            ready=False,
+            away=True,
+            rating=-35.67,
+            experience=914,
+            idle=0,
+            login=1306926526,
+            hostname="44.55.66.77",
+            client=None,
+            email=None,
+        ),
+    ),
     ("6", WhoEnd()),
     ("7 bob bob logs in.", Login(name="bob", message="bob logs in.")),
     ("8 bob bob drops connection.", Logout(name="bob", message="bob drops connection.")),
@@ -66,12 +154,9 @@ EXACT = [
     ("** You invited bob to a 3 point match.", InviteSent(player="bob", length=3, resume=False)),
     ("** You invited bob to resume a saved match.", InviteSent(player="bob", length=None, resume=True)),
     ("** You are now playing a 3 point match with bob", MatchStart(opponent="bob", length=3, we_joined=True)),
-    ("** You are now playing an unlimited match with bob",
-     MatchStart(opponent="bob", length=None, we_joined=True)),
-    ("** Player bob has joined you for a 3 point match.",
-     MatchStart(opponent="bob", length=3, we_joined=False)),
-    ("Player bob has joined you for an unlimited match.",
-     MatchStart(opponent="bob", length=None, we_joined=False)),
+    ("** You are now playing an unlimited match with bob", MatchStart(opponent="bob", length=None, we_joined=True)),
+    ("** Player bob has joined you for a 3 point match.", MatchStart(opponent="bob", length=3, we_joined=False)),
+    ("Player bob has joined you for an unlimited match.", MatchStart(opponent="bob", length=None, we_joined=False)),
     ("Starting a new game with bob.", NewGame(opponent="bob")),
     ("You rolled 3, bob rolled 1", OpeningRoll(opponent="bob", our_die=3, their_die=1)),
     ("It's your turn to move.", YourTurnToMove()),
@@ -93,8 +178,10 @@ EXACT = [
     ("You accept the double.  The cube shows 4.", DoubleAccepted(player="You", is_us=True, cube=4)),
     ("bob gives up. You win 1 point.", DoubleRejected(player="bob", is_us=False, winner="You", points=1)),
     ("You give up. bob wins 2 points.", GiveUp(player="You", is_us=True, winner="bob", points=2)),
-    ("bob wants to resign. You will win 2 points. Type 'accept' or 'reject'.",
-     ResignOffered(player="bob", is_us=False, points=2)),
+    (
+        "bob wants to resign. You will win 2 points. Type 'accept' or 'reject'.",
+        ResignOffered(player="bob", is_us=False, points=2),
+    ),
     ("You want to resign. bob will win 1 point.", ResignOffered(player="You", is_us=True, points=1)),
     ("You accept and win 2 points.", ResignAccepted(player="You", is_us=True, points=2)),
     ("bob accepts and wins 1 point.", ResignAccepted(player="bob", is_us=False, points=1)),
@@ -116,12 +203,11 @@ EXACT = [
     ("** You're not playing.", ServerError(message="You're not playing.")),
     ("** Please wait for bob to join too.", ServerError(message="Please wait for bob to join too.")),
     ("** Warning: You are already logged in.", ServerError(message="Warning: You are already logged in.")),
-    ("Welcome to FIBS. You just logged in as guest.",
-     Unknown(text="Welcome to FIBS. You just logged in as guest.")),
+    ("Welcome to FIBS. You just logged in as guest.", Unknown(text="Welcome to FIBS. You just logged in as guest.")),
     ("You rolled 3, oppo rolled 6.", OpeningRoll(opponent="oppo", our_die=3, their_die=6)),
     ("Value of 'boardstyle' set to 3.", SettingChanged(name="boardstyle", value="3")),
     ("** You will hear what other players shout.", ToggleChanged(name="silent", value=False)),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize("text, expected", EXACT, ids=[text[:40] for text, _ in EXACT])
@@ -134,13 +220,30 @@ def test_own_info_is_fully_typed():
     info = only("2 bot 1 1 0 0 0 0 1 1 2396 0 1 0 1 3457.85 0 0 unlimited 0 0 Europe/Sofia")
     assert isinstance(info, OwnInfo)
     assert (info.name, info.experience, info.rating, info.redoubles, info.timezone) == (
-        "bot", 2396, 3457.85, None, "Europe/Sofia")
+        "bot",
+        2396,
+        3457.85,
+        None,
+        "Europe/Sofia",
+    )
     assert info.toggles() == {
-        "allowpip": True, "autoboard": True, "autodouble": False, "automove": False,
-        "away": False, "bell": False, "crawford": True, "double": True, "greedy": False,
-        "moreboards": True, "moves": False, "notify": True, "ratings": False, "ready": False,
-        "report": False, "silent": False,
-    }  # fmt: skip
+        "allowpip": True,
+        "autoboard": True,
+        "autodouble": False,
+        "automove": False,
+        "away": False,
+        "bell": False,
+        "crawford": True,
+        "double": True,
+        "greedy": False,
+        "moreboards": True,
+        "moves": False,
+        "notify": True,
+        "ratings": False,
+        "ready": False,
+        "report": False,
+        "silent": False,
+    }
     assert only("2 bot 1 1 0 0 0 0 1 1 2396 0 1 0 1 3457.85 0 0 none 0 0 UTC").redoubles == 0
 
 
@@ -174,15 +277,17 @@ def test_malformed_board_lines_are_bad_boards():
         (BOARD + "You roll 2 and 4.", [Board, YouRoll]),
         (BOARD + "bob doubles. Type 'accept' or 'reject'.", [Board, DoubleOffered]),
         ("bob accepts the double.  The cube shows 2." + BOARD, [DoubleAccepted, Board]),
-        ("You double. Please wait for bob to accept or reject.bob rolls 3 and 1.",
-         [YouDoubled, OpponentRolls]),
+        ("You double. Please wait for bob to accept or reject.bob rolls 3 and 1.", [YouDoubled, OpponentRolls]),
         ("You roll 2 and 4.Please move 2 pieces.", [YouRoll, PleaseMove]),
         ("bob moves 19-23 17-22 .You roll 6 and 5.", [OpponentMoves, YouRoll]),
         ("bob moves 2-offbob wins the game and gets 1 point. Sorry.", [OpponentMoves, GameEnd]),
         ("You win the game and get 1 point. Congratulations!  1) 31: 8/5 6/5", [GameEnd, Unknown]),
         ("bob wins the game and gets 2 points. Sorry.bob moves 3-off 1-off .", [GameEnd, OpponentMoves]),
-        ("score in 3 point match: bot-2 bob-0Type 'join' if you want to play the next game, "
-         "type 'leave' if you don't.", [ScoreLine, JoinNextGamePrompt]),
+        (
+            "score in 3 point match: bot-2 bob-0Type 'join' if you want to play the next game, "
+            "type 'leave' if you don't.",
+            [ScoreLine, JoinNextGamePrompt],
+        ),
         ("You rolled 6, bob rolled 2It's your turn to move.", [OpeningRoll, YourTurnToMove]),
         (BOARD + BOARD, [Board, Board]),
         ("6" + BOARD, [WhoEnd, Board]),
@@ -226,7 +331,9 @@ def test_prompts_without_line_end():
 def test_prompt_followed_by_a_line_on_the_same_line():
     assert parse("> 12 bob hi\n") == [Prompt(), Says(name="bob", text="hi")]
     assert parse("login: 1 bot 1 host\n") == [
-        LoginPrompt(attempt=1), Welcome(name="bot", last_login=1, last_host="host")]
+        LoginPrompt(attempt=1),
+        Welcome(name="bot", last_login=1, last_host="host"),
+    ]
 
 
 def test_second_login_prompt_after_credentials_is_a_failure():
@@ -249,13 +356,14 @@ def test_welcome_ends_the_wait_for_a_login_result():
 
 
 def test_motd_lines_are_motd_even_when_they_look_like_messages():
-    events = parse("3\r\n+------+\r\nYou win the game and get 1 point. Congratulations!\r\n"
-                   "4\r\nYou roll 2 and 1.\r\n")
+    events = parse("3\r\n+------+\r\nYou win the game and get 1 point. Congratulations!\r\n4\r\nYou roll 2 and 1.\r\n")
     assert events == [
-        MotdStart(), MotdLine(text="+------+"),
-        MotdLine(text="You win the game and get 1 point. Congratulations!"), MotdEnd(),
+        MotdStart(),
+        MotdLine(text="+------+"),
+        MotdLine(text="You win the game and get 1 point. Congratulations!"),
+        MotdEnd(),
         YouRoll(d1=2, d2=1),
-    ]  # fmt: skip
+    ]
 
 
 def test_resumed_match_collects_its_detail_lines():
@@ -264,8 +372,7 @@ def test_resumed_match_collects_its_detail_lines():
         "match length: 3\r\npoints for user bot: 1\r\npoints for user bob: 0\r\n" + MID_O_UP + "\r\n"
     )
     events = parse(text)
-    assert events[0] == MatchResumed(opponent="bob", we_joined=True, turn="bob", length=3,
-                                     points={"bot": 1, "bob": 0})  # fmt: skip
+    assert events[0] == MatchResumed(opponent="bob", we_joined=True, turn="bob", length=3, points={"bot": 1, "bob": 0})
     assert isinstance(events[1], Board) and len(events) == 2
 
 
@@ -286,7 +393,9 @@ def test_flush_parses_an_unterminated_last_line():
 
 def test_line_ends_and_stray_bytes():
     assert parse("You roll 4 and 1.\r\n\r\nbob rolls 1 and 2.\n\0") == [
-        YouRoll(d1=4, d2=1), OpponentRolls(player="bob", d1=1, d2=2)]
+        YouRoll(d1=4, d2=1),
+        OpponentRolls(player="bob", d1=1, d2=2),
+    ]
     assert parse("You roll 4 and 1.\n\rbob rolls 1 and 2.\n\r")[1] == OpponentRolls(player="bob", d1=1, d2=2)
 
 
@@ -339,11 +448,11 @@ def _mutate(draw, line: str) -> str:
         position = draw(st.integers(0, len(line)))
         operation = draw(st.sampled_from(["delete", "insert", "duplicate", "cut", "glue"]))
         if operation == "delete":
-            line = line[:position] + line[position + draw(st.integers(1, 5)):]
+            line = line[:position] + line[position + draw(st.integers(1, 5)) :]
         elif operation == "insert":
             line = line[:position] + draw(st.text(min_size=1, max_size=3)) + line[position:]
         elif operation == "duplicate":
-            line = line[:position] + line[position:position + 8] + line[position:]
+            line = line[:position] + line[position : position + 8] + line[position:]
         elif operation == "cut":
             line = line[:position]
         else:

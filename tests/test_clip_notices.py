@@ -4,8 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from fibsbot.protocol.parser import *  # noqa: F403 - the event classes
-from fibsbot.protocol.parser import ClipParser
+from fibsbot.protocol.parser import (
+    Banner,
+    ClipParser,
+    LoginPrompt,
+    OpeningRoll,
+    ServerError,
+    SettingChanged,
+    ToggleChanged,
+    Unknown,
+    Welcome,
+)
 
 LOGGED_IN = "login: 1 bot 1306865048 host.example.com\r\n"
 
@@ -13,8 +22,10 @@ LOGGED_IN = "login: 1 bot 1306865048 host.example.com\r\n"
 def after_login(text: str) -> list:
     parser = ClipParser()
     events = parser.feed(LOGGED_IN + text) + parser.flush()
-    assert events[:2] == [LoginPrompt(attempt=1), Welcome(name="bot", last_login=1306865048,
-                                                          last_host="host.example.com")]
+    assert events[:2] == [
+        LoginPrompt(attempt=1),
+        Welcome(name="bot", last_login=1306865048, last_host="host.example.com"),
+    ]
     return events[2:]
 
 
@@ -28,13 +39,17 @@ def test_an_opening_roll_without_a_full_stop_still_parses():
 
 def test_the_text_before_the_first_login_prompt_is_the_banner():
     parser = ClipParser()
-    banner = ("\r\n                         _____   ___   ____    ____\r\n"
-              "                        |  ___| |_ _| | __ )  / ___|\r\n\r\n"
-              "  Welcome to a FIBS-style backgammon server.  \r\n\r\nlogin: ")  # fmt: skip
+    banner = (
+        "\r\n                         _____   ___   ____    ____\r\n"
+        "                        |  ___| |_ _| | __ )  / ___|\r\n\r\n"
+        "  Welcome to a FIBS-style backgammon server.  \r\n\r\nlogin: "
+    )
     assert parser.feed(banner) == [
-        Banner(text="_____   ___   ____    ____"), Banner(text="|  ___| |_ _| | __ )  / ___|"),
-        Banner(text="Welcome to a FIBS-style backgammon server."), LoginPrompt(attempt=1),
-    ]  # fmt: skip
+        Banner(text="_____   ___   ____    ____"),
+        Banner(text="|  ___| |_ _| | __ )  / ___|"),
+        Banner(text="Welcome to a FIBS-style backgammon server."),
+        LoginPrompt(attempt=1),
+    ]
     assert parser.feed("~nonsense after the prompt\r\n") == [Unknown(text="~nonsense after the prompt")]
 
 
@@ -42,22 +57,30 @@ def test_a_setting_answer_is_a_setting_event():
     assert after_login("Value of 'boardstyle' set to 3.\r\n") == [SettingChanged(name="boardstyle", value="3")]
 
 
-@pytest.mark.parametrize("line, name, value", [
-    ("** You will hear what other players shout.", "silent", False),
-    ("** You won't hear what other players shout.", "silent", True),
-    ("** You're now ready to invite or join someone.", "ready", True),
-    ("** You're now refusing to play with someone.", "ready", False),
-    ("** Will send rawboards after rolling.", "moreboards", True),
-    ("** You would like to use the Crawford rule.", "crawford", True),
-    ("** You won't be notified when new users log in.", "notify", False),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "line, name, value",
+    [
+        ("** You will hear what other players shout.", "silent", False),
+        ("** You won't hear what other players shout.", "silent", True),
+        ("** You're now ready to invite or join someone.", "ready", True),
+        ("** You're now refusing to play with someone.", "ready", False),
+        ("** Will send rawboards after rolling.", "moreboards", True),
+        ("** You would like to use the Crawford rule.", "crawford", True),
+        ("** You won't be notified when new users log in.", "notify", False),
+    ],
+)
 def test_a_toggle_answer_is_a_toggle_event_not_an_error(line, name, value):
     assert after_login(line + "\r\n") == [ToggleChanged(name=name, value=value)]
 
 
-@pytest.mark.parametrize("line", [
-    "** You're not playing.", "** Don't know how to toggle bogus", "** Unknown command: 'board'",
-    "** This is the Crawford game. No doubling allowed.",
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "line",
+    [
+        "** You're not playing.",
+        "** Don't know how to toggle bogus",
+        "** Unknown command: 'board'",
+        "** This is the Crawford game. No doubling allowed.",
+    ],
+)
 def test_real_errors_stay_errors(line):
     assert after_login(line + "\r\n") == [ServerError(message=line[3:])]

@@ -44,7 +44,9 @@ def test_home_fallback_without_xdg(monkeypatch):
 
 
 def test_environment_overrides_the_file_field_by_field(tmp_path, monkeypatch):
-    path = write(tmp_path, """
+    path = write(
+        tmp_path,
+        """
         admins = ["boss"]
         data_dir = "/srv/fibsbot"
         [server]
@@ -56,7 +58,8 @@ def test_environment_overrides_the_file_field_by_field(tmp_path, monkeypatch):
         [invitations]
         max_length = 7
         deny = ["troll"]
-    """)  # fmt: skip
+    """,
+    )
     monkeypatch.setenv("FIBSBOT_SERVER__PORT", "4321")
     monkeypatch.setenv("FIBSBOT_DATA_DIR", str(tmp_path / "state"))
     monkeypatch.setenv("FIBSBOT_INVITATIONS__ALLOW_UNLIMITED", "true")
@@ -161,14 +164,17 @@ def test_bad_environment_value_is_reported(monkeypatch):
 
 
 def test_invitation_lists(tmp_path):
-    path = write(tmp_path, """
+    path = write(
+        tmp_path,
+        """
         [invitations]
         max_length = 7
         allow_unlimited = true
         allow = ["alice", "troll"]
         deny = ["troll"]
         auto_invite = ["bob"]
-    """)  # fmt: skip
+    """,
+    )
     policy = load_settings(path).invitations
     assert policy.allow == ["alice", "troll"] and policy.deny == ["troll"] and policy.auto_invite == ["bob"]
     assert (policy.min_length, policy.max_length, policy.allow_unlimited) == (1, 7, True)

@@ -24,8 +24,8 @@ from engine.cube.decision import (
     may_double,
     should_take,
 )
-from engine.rules.ids import CENTRED, MatchState
 from engine.cube.met import match_winning_chance
+from engine.rules.ids import CENTRED, MatchState
 from engine.rules.position import Position
 
 MONEY = MatchState(jacoby=False)
@@ -47,13 +47,21 @@ def test_gammonless_money_equities_by_hand():
     no_double = (1 - x) * dead + x * (-1 + 2 * (p - 0.2) / 0.6)  # centred: -1 at 20%, +1 at 80%
     double_take = 2 * ((1 - x) * dead + x * (-1 + 2 * (p - 0.2) / 0.8))  # theirs: -1 at 20%, +1 at 100%
     decision = cube_decision(race(p), MONEY, cube_life=x)
-    assert decision.equities == pytest.approx({"no_double": no_double, "double_take": double_take,
-                                               "double_drop": 1.0})
+    assert decision.equities == pytest.approx({"no_double": no_double, "double_take": double_take, "double_drop": 1.0})
     assert decision.action == DOUBLE_TAKE and decision.double and decision.take and decision.may_double
 
 
-@pytest.mark.parametrize("p, action", [(0.60, NO_DOUBLE), (0.66, NO_DOUBLE), (0.67, DOUBLE_TAKE),
-                                       (0.78, DOUBLE_TAKE), (0.79, DOUBLE_DROP), (0.95, DOUBLE_DROP)])
+@pytest.mark.parametrize(
+    "p, action",
+    [
+        (0.60, NO_DOUBLE),
+        (0.66, NO_DOUBLE),
+        (0.67, DOUBLE_TAKE),
+        (0.78, DOUBLE_TAKE),
+        (0.79, DOUBLE_DROP),
+        (0.95, DOUBLE_DROP),
+    ],
+)
 def test_gammonless_race_doubles_from_two_thirds_and_drops_past_78_percent(p, action):
     # with race cube life 0.6 the window is 2/3 .. 0.7826 (solved by hand from the formulas)
     decision = cube_decision(race(p), MONEY, race=True)
@@ -186,8 +194,11 @@ def test_inverted_probabilities_swap_the_sides():
 @st.composite
 def cube_states(draw) -> MatchState:
     if draw(st.booleans()):
-        return MatchState(cube=draw(st.sampled_from((1, 2, 4))), cube_owner=draw(st.sampled_from((CENTRED, 0))),
-                          jacoby=draw(st.booleans()))
+        return MatchState(
+            cube=draw(st.sampled_from((1, 2, 4))),
+            cube_owner=draw(st.sampled_from((CENTRED, 0))),
+            jacoby=draw(st.booleans()),
+        )
     away_me, away_them = draw(st.integers(1, 9)), draw(st.integers(1, 9))
     cube = draw(st.sampled_from((1, 2, 4)))
     owner = CENTRED if cube == 1 else draw(st.sampled_from((CENTRED, 0, 1)))

@@ -11,18 +11,18 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.players.agent import Agent
-from engine.cube.decision import cube_decision, cube_life, may_double
 from engine.cube.cubeful import CubefulTree, cash_value, cube_equities, flip_view, reply_weights, view_may_double
-from engine.eval.evaluator import Evaluator
-from engine.rules.ids import CENTRED, MatchState
+from engine.cube.decision import cube_decision, cube_life, may_double
 from engine.cube.janowski import cubeful
 from engine.cube.met import ME, THEM, CubeView, cubeless_mwc, mwc_to_equity
-from engine.rules.moves import MoveBuffers
+from engine.eval.evaluator import Evaluator
 from engine.eval.net import Net
+from engine.players.agent import Agent
+from engine.rollout.selfplay_sample import sample_positions
+from engine.rules.ids import CENTRED, MatchState
+from engine.rules.moves import MoveBuffers
 from engine.rules.position import Position
 from engine.search.nply import ROLL_WEIGHTS, choose_replies
-from engine.rollout.selfplay_sample import sample_positions
 from tests.board_builder import make_board
 from tests.tiny_net import tiny_evaluator
 
@@ -40,8 +40,9 @@ def other(value: float, view: CubeView) -> float:
     return -value if view.money else 1.0 - value
 
 
-def reference(agent: Agent, board: np.ndarray, view: CubeView, plies: int, top: bool,
-              chooser: CubeView | None = None) -> float:
+def reference(
+    agent: Agent, board: np.ndarray, view: CubeView, plies: int, top: bool, chooser: CubeView | None = None
+) -> float:
     """One node at a time: the value for the side on roll of ``board`` under ``view``;
     the side on roll picks its replies by its gammon values seen as ``chooser`` (the
     tree takes them from the first cube position it was asked about)."""
@@ -58,8 +59,16 @@ def reference(agent: Agent, board: np.ndarray, view: CubeView, plies: int, top: 
         return decided(view, nd, dt)
     replies = np.zeros((21, 2, 25), np.int8)
     reply_probs = np.zeros((21, 5), np.float32)
-    choose_replies(agent.ctx, np.ascontiguousarray(board, np.int8), MoveBuffers().args(), np.zeros(5, np.float32),
-                   replies, reply_probs, True, reply_weights(chooser))
+    choose_replies(
+        agent.ctx,
+        np.ascontiguousarray(board, np.int8),
+        MoveBuffers().args(),
+        np.zeros(5, np.float32),
+        replies,
+        reply_probs,
+        True,
+        reply_weights(chooser),
+    )
 
     def averaged(v: CubeView) -> float:
         total = 0.0
@@ -117,8 +126,11 @@ def test_zero_plies_gives_the_janowski_decision_of_engine_cube(agent):
     tree = CubefulTree(agent.ctx)
     for board in contact_positions(5, seed=3):
         probs = agent.probabilities(board, 0)
-        for state in (MatchState(), MatchState(match_length=7, score=(2, 4)),
-                      MatchState(match_length=5, score=(1, 0), cube=2, cube_owner=0)):
+        for state in (
+            MatchState(),
+            MatchState(match_length=7, score=(2, 4)),
+            MatchState(match_length=5, score=(1, 0), cube=2, cube_owner=0),
+        ):
             ours = cube_equities(tree, board, probs, state, 0)
             gnubg_style = cube_decision(probs, state, cube_life=cube_life(board)).equities
             assert ours == pytest.approx(gnubg_style, abs=1e-9)

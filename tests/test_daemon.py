@@ -25,7 +25,7 @@ PASSWORD = "s3cret-Horse-battery"
 def write_config(tmp_path, port: int):
     config = tmp_path / "fibsbot.toml"
     config.write_text(f"""
-data_dir = "{tmp_path / 'data'}"
+data_dir = "{tmp_path / "data"}"
 admins = ["referee"]
 [server]
 host = "127.0.0.1"
@@ -50,9 +50,17 @@ async def test_daemon_plays_a_match_and_never_logs_its_password(tmp_path, monkey
         stop = asyncio.Event()
         daemon = asyncio.create_task(run_daemon(settings, stop))
         options = ClientOptions(backoff=Backoff(initial_s=0.05, max_s=0.5), roll_delay_s=0.3, max_matches=1)
-        sparring = BotClient(host, port, "sparring", "pw", PubevalSparring(load_agent("net:default@0")),
-                             Policy(PolicySettings(user="sparring", admins=frozenset({"referee"}))), [],
-                             options=options, rng=random.Random(1))
+        sparring = BotClient(
+            host,
+            port,
+            "sparring",
+            "pw",
+            PubevalSparring(load_agent("net:default@0")),
+            Policy(PolicySettings(user="sparring", admins=frozenset({"referee"}))),
+            [],
+            options=options,
+            rng=random.Random(1),
+        )
         task = asyncio.create_task(sparring.run())
         referee = await ClipTestClient.connect(host, port)
         assert await referee.login("referee", "pw")
@@ -78,9 +86,16 @@ def test_run_command_logs_in_and_stops_cleanly_on_sigterm(tmp_path):
             config = write_config(tmp_path, port)
             env = dict(os.environ, FIBSBOT_PASSWORD=PASSWORD)
             proc = await asyncio.create_subprocess_exec(
-                sys.executable, "-c", "import sys; from fibsbot.cli import main; sys.exit(main())", "run",
-                "--config", str(config), env=env,
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                sys.executable,
+                "-c",
+                "import sys; from fibsbot.cli import main; sys.exit(main())",
+                "run",
+                "--config",
+                str(config),
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
             watcher = await ClipTestClient.connect(host, port)
             assert await watcher.login("watcher", "pw")
             deadline = time.monotonic() + 60

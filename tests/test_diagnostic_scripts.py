@@ -44,16 +44,17 @@ def test_gap_by_class_hands_exactly_one_class_to_gnubg(monkeypatch, capsys):
 
 
 def test_rollout_bias_reports_each_output(tmp_path, monkeypatch, capsys):
+    import nets.train.labels
     from nets.player import load_agent
     from nets.train.harvest import harvest, load_harvest
     from nets.train.labellers import rollout_labels
-    import nets.train.labels
 
     agent = load_agent("net:default", ply=0)
     monkeypatch.setitem(nets.train.labels._agents, "net:default", agent)
     harvest("net:default", tmp_path, 1, seed=3, ply=1)
-    monkeypatch.setattr(sys, "argv", ["rollout_bias.py", str(tmp_path), "--positions", "6", "--games", "4",
-                                      "--seed", "5"])
+    monkeypatch.setattr(
+        sys, "argv", ["rollout_bias.py", str(tmp_path), "--positions", "6", "--games", "4", "--seed", "5"]
+    )
     assert _load("rollout_bias").main() == 0
     out = capsys.readouterr().out
     assert "6 contact positions" in out and out.count("win gammon") == 2
@@ -63,8 +64,22 @@ def test_rollout_bias_reports_each_output(tmp_path, monkeypatch, capsys):
 
 def test_rollout_prune_accuracy_reports_both_plays_and_their_difference(monkeypatch, capsys):
     script = _load("rollout_prune_accuracy")
-    monkeypatch.setattr(sys, "argv", ["rollout_prune_accuracy.py", "--positions", "2", "--games", "36",
-                                      "--referee", "net:default@0", "--keep", "4", "8"])
+    monkeypatch.setattr(
+        sys,
+        "argv",
+        [
+            "rollout_prune_accuracy.py",
+            "--positions",
+            "2",
+            "--games",
+            "36",
+            "--referee",
+            "net:default@0",
+            "--keep",
+            "4",
+            "8",
+        ],
+    )
     assert script.main() == 0
     out = capsys.readouterr().out
     assert "full:" in out and "pruned 4:" in out and "pruned 8:" in out

@@ -7,11 +7,11 @@ import pytest
 
 import engine.rollout.duel
 import engine.rollout.game
-from engine.rules.dice import game_seed
+from engine.players.registry import PubevalPlayer, RandomPlayer, make_player
 from engine.rollout.duel import play_pairs, run_duel, summarize
 from engine.rollout.game import play_game, play_kernel_game
+from engine.rules.dice import game_seed
 from engine.rules.moves import MoveBuffers
-from engine.players.registry import PubevalPlayer, RandomPlayer, make_player
 
 
 class PythonOnly:
@@ -124,8 +124,9 @@ def test_python_game_runner_equals_the_numba_kernel():
         s = np.uint64(game_seed(12, pair))
         for first, second in ((pub, rnd), (rnd, pub), (pub, pub)):
             python = play_game(PythonOnly(first), PythonOnly(second), s)
-            kernel = play_kernel_game(first.kernel[0], first.kernel[1], second.kernel[0],
-                                      second.kernel[1], s, *buffers.args())
+            kernel = play_kernel_game(
+                first.kernel[0], first.kernel[1], second.kernel[0], second.kernel[1], s, *buffers.args()
+            )
             assert python == tuple(int(x) for x in kernel), (pair, first.name, second.name)
 
 
@@ -152,8 +153,9 @@ def test_gnubg_duel_player_plays_gnubgs_best_move_on_the_same_dice():
     board = Position.initial().board.copy()
     n = generate_moves(board, 3, 1, *buffers.args())
     best = player.choose(board, 3, 1, buffers.boards[:n])
-    assert gnubg_nn.key_of_board(buffers.boards[best].tolist()) == gnubg_nn.best_move(
-        board[::-1].tolist(), 3, 1, b=1)[1]
+    assert (
+        gnubg_nn.key_of_board(buffers.boards[best].tolist()) == gnubg_nn.best_move(board[::-1].tolist(), 3, 1, b=1)[1]
+    )
     points = play_pairs("gnubg0", "pubeval", seed=5, first_pair=0, n_pairs=3)
     assert points.shape == (3, 2) and np.all(np.abs(points) >= 1) and np.all(np.abs(points) <= 3)
     assert np.array_equal(points, play_pairs("gnubg0", "pubeval", seed=5, first_pair=0, n_pairs=3))

@@ -11,10 +11,10 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
+from engine.players.registry import PubevalPlayer
 from engine.rules.ids import CENTRED, MatchState
 from engine.rules.moves import legal_moves
 from engine.rules.notation import parse_gnubg
-from engine.players.registry import PubevalPlayer
 from engine.rules.position import Position
 from fibsbot.external import ExternalPlayerServer, answer, parse_listen, read_request
 from tests.fake_agent import FakeAgent
@@ -22,20 +22,30 @@ from tests.gnubg_cli import GNUBG, require_gnubg
 
 # Lines captured from gnubg 1.07 playing against an external player.
 # Player 1 ("root") to move 64, post-Crawford, gnubg 2 - root 4 (note: gnubg's name and score first).
-SEAT1_MOVE = ("board:gnubg:root:5:2:4:0:-1:0:-1:0:0:5:0:3:0:0:0:-4:5:0:0:0:-4:0:-5:0:0:0:0:2:0:1:"
-              "4:6:4:6:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:1:1")  # fmt: skip
+SEAT1_MOVE = (
+    "board:gnubg:root:5:2:4:0:-1:0:-1:0:0:5:0:3:0:0:0:-4:5:0:0:0:-4:0:-5:0:0:0:0:2:0:1:"
+    "4:6:4:6:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:1:1"
+)
 # gnubg doubled player 1 at the same score: root's name and score come first now.
-SEAT1_DOUBLED = ("board:root:gnubg:5:4:2:0:-1:0:-1:0:0:5:0:3:0:0:0:-4:5:0:0:0:-4:1:-5:1:0:0:0:0:0:-1:"
-                 "0:0:0:0:1:1:1:1:1:-1:0:25:0:0:0:0:0:0:1:1")  # fmt: skip
+SEAT1_DOUBLED = (
+    "board:root:gnubg:5:4:2:0:-1:0:-1:0:0:5:0:3:0:0:0:-4:5:0:0:0:-4:1:-5:1:0:0:0:0:0:-1:"
+    "0:0:0:0:1:1:1:1:1:-1:0:25:0:0:0:0:0:0:1:1"
+)
 # gnubg, owning the cube at 2, redoubles; player 1 has a checker on the bar.
-SEAT1_REDOUBLED = ("board:root:gnubg:3:0:0:0:0:0:0:0:-1:5:0:4:0:2:0:-5:3:0:0:0:0:0:-4:-1:-2:-2:0:0:1:"
-                   "-1:0:0:0:0:2:0:1:1:1:-1:0:25:0:0:0:0:0:0:0:1")  # fmt: skip
+SEAT1_REDOUBLED = (
+    "board:root:gnubg:3:0:0:0:0:0:0:0:-1:5:0:4:0:2:0:-5:3:0:0:0:0:0:-4:-1:-2:-2:0:0:1:"
+    "-1:0:0:0:0:2:0:1:1:1:-1:0:25:0:0:0:0:0:0:0:1"
+)
 # player 1 owns the cube at 4 and has rolled 25, a checker on the bar.
-SEAT1_OWNS_CUBE = ("board:gnubg:root:3:0:0:0:0:0:0:0:-1:5:0:4:0:2:0:-4:3:0:0:0:-1:0:-3:-2:-2:-2:0:0:1:"
-                   "1:2:5:2:5:4:1:0:0:1:-1:0:25:0:0:0:0:0:0:0:1")  # fmt: skip
+SEAT1_OWNS_CUBE = (
+    "board:gnubg:root:3:0:0:0:0:0:0:0:-1:5:0:4:0:2:0:-4:3:0:0:0:-1:0:-3:-2:-2:-2:0:0:1:"
+    "1:2:5:2:5:4:1:0:0:1:-1:0:25:0:0:0:0:0:0:0:1"
+)
 # gnubg 1.07 with the external player in seat 0 ("extbot"): the turn field says X acts.
-SEAT0_MOVE = ("board:extbot:gnubg:5:1:3:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:1:0:-3:0:-5:0:0:0:0:1:0:-1:"
-              "2:6:2:6:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1")  # fmt: skip
+SEAT0_MOVE = (
+    "board:extbot:gnubg:5:1:3:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:1:0:-3:0:-5:0:0:0:0:1:0:-1:"
+    "2:6:2:6:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1"
+)
 
 
 def with_fields(line: str, **changes: int) -> str:
@@ -68,8 +78,10 @@ def test_without_our_name_gnubgs_field_order_gives_the_score():
 
 def test_a_beaver_is_accepted_without_asking_the_agent():
     # we (player 1) doubled to 4 and gnubg beavered: the turn stays ours, gnubg asks us again
-    beaver = ("board:gnubg:fibsbot:0:4:10:-2:4:2:0:2:0:-1:1:-2:0:1:0:-2:4:0:0:0:-2:0:-2:-2:-2:1:0:0:0:1:"
-              "0:0:0:0:4:0:1:1:1:-1:0:25:0:0:0:0:0:0:0:1")  # fmt: skip
+    beaver = (
+        "board:gnubg:fibsbot:0:4:10:-2:4:2:0:2:0:-1:1:-2:0:1:0:-2:4:0:0:0:-2:0:-2:-2:-2:1:0:0:0:1:"
+        "0:0:0:0:4:0:1:1:1:-1:0:25:0:0:0:0:0:0:0:1"
+    )
     request = read_request(beaver, our_name="fibsbot", seat=1)
     assert request.beaver and not request.doubled and request.state.score == (10, 4)
     assert request.state.match_length == 0 and request.state.cube == 4
@@ -114,10 +126,13 @@ def test_seat0_request_is_read_from_the_side_the_turn_names():
 
 @pytest.mark.parametrize(
     "line, reason",
-    [("hello", "not a board line"), ("board:a:b:1", "not a board line"),
-     (with_fields(SEAT1_MOVE, f32=0), "game is over"),
-     (with_fields(SEAT1_MOVE, f4=9), "inconsistent match state")],
-)  # fmt: skip
+    [
+        ("hello", "not a board line"),
+        ("board:a:b:1", "not a board line"),
+        (with_fields(SEAT1_MOVE, f32=0), "game is over"),
+        (with_fields(SEAT1_MOVE, f4=9), "inconsistent match state"),
+    ],
+)
 def test_bad_requests_get_an_error_answer(line, reason):
     reply = answer(line, FakeAgent())
     assert reply.startswith("Error: ") and reason in reply
@@ -251,13 +266,27 @@ async def play_against_gnubg(tmp_path, agent, length: int, seed: int) -> tuple[d
     port = server.sockets[0].getsockname()[1]
     script = tmp_path / "match.py"
     script.write_text(_GNUBG_MATCH)
-    env = dict(os.environ, FIBSBOT_PORT=str(port), FIBSBOT_SEED=str(seed), FIBSBOT_NEW=f"match {length}",
-               FIBSBOT_MAT=str(tmp_path / "match.mat"), FIBSBOT_JSON=str(tmp_path / "match.json"))  # fmt: skip
+    env = dict(
+        os.environ,
+        FIBSBOT_PORT=str(port),
+        FIBSBOT_SEED=str(seed),
+        FIBSBOT_NEW=f"match {length}",
+        FIBSBOT_MAT=str(tmp_path / "match.mat"),
+        FIBSBOT_JSON=str(tmp_path / "match.json"),
+    )
     async with server:
         gnubg = await asyncio.create_subprocess_exec(
-            str(GNUBG), "-t", "-q", "-r", "-p", str(script), env=env,
-            stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-        )  # fmt: skip
+            str(GNUBG),
+            "-t",
+            "-q",
+            "-r",
+            "-p",
+            str(script),
+            env=env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+        )
         output, _ = await asyncio.wait_for(gnubg.communicate(), 60)
     assert (tmp_path / "match.json").exists(), output.decode(errors="replace")[-3000:]
     return json.loads((tmp_path / "match.json").read_text()), log
@@ -309,10 +338,22 @@ async def test_cli_with_the_shipped_net_plays_a_match(tmp_path):
     require_gnubg()
     events = tmp_path / "external.jsonl"
     cli = await asyncio.create_subprocess_exec(
-        sys.executable, "-c", _CLI, "external", "--listen", "127.0.0.1:0", "--once", "--name", "fibsbot",
-        "--player", "net:default@0", "--log", str(events),
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
+        sys.executable,
+        "-c",
+        _CLI,
+        "external",
+        "--listen",
+        "127.0.0.1:0",
+        "--once",
+        "--name",
+        "fibsbot",
+        "--player",
+        "net:default@0",
+        "--log",
+        str(events),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
     try:
         first = await asyncio.wait_for(cli.stdout.readline(), 60)
         assert first.startswith(b"listening on 127.0.0.1:"), first + await cli.stderr.read()
@@ -320,13 +361,27 @@ async def test_cli_with_the_shipped_net_plays_a_match(tmp_path):
         script = tmp_path / "match.py"
         script.write_text(_GNUBG_MATCH)
         # one money game (a session, stopped after its first game): the real net's moves and cube
-        env = dict(os.environ, FIBSBOT_PORT=str(port), FIBSBOT_SEED="3", FIBSBOT_NEW="session",
-                   FIBSBOT_AUTOGAME="off",
-                   FIBSBOT_MAT=str(tmp_path / "m.mat"), FIBSBOT_JSON=str(tmp_path / "m.json"))  # fmt: skip
+        env = dict(
+            os.environ,
+            FIBSBOT_PORT=str(port),
+            FIBSBOT_SEED="3",
+            FIBSBOT_NEW="session",
+            FIBSBOT_AUTOGAME="off",
+            FIBSBOT_MAT=str(tmp_path / "m.mat"),
+            FIBSBOT_JSON=str(tmp_path / "m.json"),
+        )
         gnubg = await asyncio.create_subprocess_exec(
-            str(GNUBG), "-t", "-q", "-r", "-p", str(script), env=env, stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
-        )  # fmt: skip
+            str(GNUBG),
+            "-t",
+            "-q",
+            "-r",
+            "-p",
+            str(script),
+            env=env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.DEVNULL,
+        )
         await asyncio.wait_for(gnubg.wait(), 60)
         code = await asyncio.wait_for(cli.wait(), 30)  # --once: gone with gnubg's connection
     finally:
@@ -370,9 +425,12 @@ async def test_an_engine_failure_is_answered_not_hung(tmp_path):
 
 @pytest.mark.parametrize(
     "argv, message",
-    [(["--listen", "nope"], "expected HOST:PORT"), (["--listen", "127.0.0.1:0", "--player", "pubeval"], "net:NAME@PLY"),
-     (["--listen", "127.0.0.1:0", "--player", "net:no_such_net@0"], "no_such_net")],
-)  # fmt: skip
+    [
+        (["--listen", "nope"], "expected HOST:PORT"),
+        (["--listen", "127.0.0.1:0", "--player", "pubeval"], "net:NAME@PLY"),
+        (["--listen", "127.0.0.1:0", "--player", "net:no_such_net@0"], "no_such_net"),
+    ],
+)
 def test_cli_errors_are_one_line(capsys, argv, message):
     import fibsbot.cli.external  # noqa: F401  registers the command
     from fibsbot.cli import main

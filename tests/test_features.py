@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from board_builder import make_board
+from strategies import random_board
+
 from engine.eval.encode import CONTACT2_HALF, CONTACT_HALF, encode
 from engine.eval.features import EXTRA_FEATURES, count_shots, hit_stats
 from engine.rollout.selfplay_sample import sample_positions
-from strategies import random_board
 
 
 def _reaches(column: int, dice: list[int], defender: np.ndarray, target: int) -> bool:
@@ -36,21 +36,31 @@ def brute_force_hits(attacker: np.ndarray, defender: np.ndarray) -> tuple[int, f
     for d1 in range(1, 7):
         for d2 in range(1, 7):
             orders = [[d1] * 4] if d1 == d2 else [[d1, d2], [d2, d1]]
-            hit = [b for b in blots if any(_reaches(s, order[:k], defender, b)
-                                           for s in sources for order in orders
-                                           for k in range(1, len(order) + 1))]
+            hit = [
+                b
+                for b in blots
+                if any(
+                    _reaches(s, order[:k], defender, b)
+                    for s in sources
+                    for order in orders
+                    for k in range(1, len(order) + 1)
+                )
+            ]
             shots += bool(hit)
             doubles += len(hit) >= 2
             pips += max((24 - b for b in hit), default=0)  # the blot's own point number
     return shots, pips / 36.0, doubles
 
 
-@pytest.mark.parametrize("mover, other, expected", [
-    ({13: 1}, {13: 1}, (11, 11 * 13 / 36, 0)),  # one blot on their 13 point, 1 away
-    # a second blot 3 away (their 15 point): 3s, 2-1 and 1-1 reach it; 3-1, 2-1, 1-1 reach both
-    ({13: 1}, {13: 1, 15: 1}, (20, (14 * 15 + 6 * 13) / 36, 5)),
-    ({13: 1}, {}, (0, 0.0, 0)),
-])
+@pytest.mark.parametrize(
+    "mover, other, expected",
+    [
+        ({13: 1}, {13: 1}, (11, 11 * 13 / 36, 0)),  # one blot on their 13 point, 1 away
+        # a second blot 3 away (their 15 point): 3s, 2-1 and 1-1 reach it; 3-1, 2-1, 1-1 reach both
+        ({13: 1}, {13: 1, 15: 1}, (20, (14 * 15 + 6 * 13) / 36, 5)),
+        ({13: 1}, {}, (0, 0.0, 0)),
+    ],
+)
 def test_hit_stats_on_hand_made_positions(mover, other, expected):
     board = make_board(mover, other)
     shots, pips, doubles = hit_stats(board[0], board[1])
@@ -72,14 +82,14 @@ def test_hit_stats_match_brute_force_on_random_and_played_boards():
 
 def extras(x: np.ndarray, side: int) -> dict[str, float]:
     start = side * CONTACT2_HALF + CONTACT_HALF
-    return dict(zip(EXTRA_FEATURES, x[start:start + len(EXTRA_FEATURES)].tolist()))
+    return dict(zip(EXTRA_FEATURES, x[start : start + len(EXTRA_FEATURES)].tolist()))
 
 
 def test_contact2_is_contact_with_the_extras_after_each_side():
     for sample in sample_positions(100, seed=3):
         old, new = encode("contact", sample.board), encode("contact2", sample.board)
         assert np.array_equal(new[:CONTACT_HALF], old[:CONTACT_HALF])
-        assert np.array_equal(new[CONTACT2_HALF:CONTACT2_HALF + CONTACT_HALF], old[CONTACT_HALF:])
+        assert np.array_equal(new[CONTACT2_HALF : CONTACT2_HALF + CONTACT_HALF], old[CONTACT_HALF:])
 
 
 def test_extra_features_on_the_opening_position():
@@ -107,7 +117,8 @@ def test_extra_features_count_free_pips_past_their_rearmost_checker():
 def test_near_shot_table_equals_walking_the_dice_for_every_blocking_pattern():
     """The table of hitting rolls (distance 1..12, every pattern of blocked points in
     between) is what ``_hitting_rolls`` computes, wherever the blot stands."""
-    from engine.eval.features import NEAR, NEAR_BASE, NEAR_TABLE, _hitting_rolls
+    from engine.eval.features import NEAR, NEAR_BASE, NEAR_TABLE
+    from engine.eval.features import hitting_rolls as _hitting_rolls
 
     checked = 0
     for dist in range(1, NEAR + 1):
@@ -140,13 +151,28 @@ def reference_tail(me: np.ndarray, them: np.ndarray) -> list[float]:
     behind = sum(me[i] * (i - front) for i in range(25) if i > front)
     free = sum(me[i] * (i + 1) for i in range(25) if i <= front)
     mobile = sum(me[p] for p in range(25) for d in range(1, 7) if p - d >= 0 and not held[p - d])
-    simple = [(15 - sum(me)) / 15, (sum(me[i] * (i + 1) for i in range(24)) + 25 * me[24]) / 167,
-              (me[24] + sum(me[18:24])) / 15, sum(made[:6]) / 6, longest / 6,
-              min(sum(1 for i in range(24) if me[i] == 1), 5) / 5, (anchors[-1] - 17) / 6 if anchors else 0.0,
-              shots / 36, escapes / 6, contain / 12, sum(me[:6]) / 15]
-    extra = [pip_loss / 24, double_shots / 36, (sum(them[i] >= 2 for i in range(6)) / 6) ** 2,
-             min(behind, 167) / 167, free / 167, mobile / 90,
-             min(sum(me[i] * (i - 5) for i in range(6, 25)), 100) / 100]
+    simple = [
+        (15 - sum(me)) / 15,
+        (sum(me[i] * (i + 1) for i in range(24)) + 25 * me[24]) / 167,
+        (me[24] + sum(me[18:24])) / 15,
+        sum(made[:6]) / 6,
+        longest / 6,
+        min(sum(1 for i in range(24) if me[i] == 1), 5) / 5,
+        (anchors[-1] - 17) / 6 if anchors else 0.0,
+        shots / 36,
+        escapes / 6,
+        contain / 12,
+        sum(me[:6]) / 15,
+    ]
+    extra = [
+        pip_loss / 24,
+        double_shots / 36,
+        (sum(them[i] >= 2 for i in range(6)) / 6) ** 2,
+        min(behind, 167) / 167,
+        free / 167,
+        mobile / 90,
+        min(sum(me[i] * (i - 5) for i in range(6, 25)), 100) / 100,
+    ]
     return simple + extra
 
 
@@ -158,4 +184,4 @@ def test_contact2_tail_units_equal_their_definitions_on_random_and_played_boards
         for side in range(2):
             start = side * CONTACT2_HALF + 100
             expected = reference_tail(board[side], board[1 - side])
-            assert x[start:start + len(expected)] == pytest.approx(expected, abs=1e-6), (board.tolist(), side)
+            assert x[start : start + len(expected)] == pytest.approx(expected, abs=1e-6), (board.tolist(), side)

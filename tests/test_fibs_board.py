@@ -8,9 +8,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.rules.position import Position
-from fibsbot.protocol.board import O, UNLIMITED, X, BoardLineError, FibsBoard, format_board_line, parse_board_line
+from fibsbot.protocol.board import UNLIMITED, BoardLineError, FibsBoard, O, X, format_board_line, parse_board_line
 from tests.fibs_samples import (
-    MID_O_UP, MID_X_DOWN, OPENING_O_DOWN, OPENING_O_UP, OPENING_X_DOWN, OPENING_X_UP, SEATS,
+    MID_O_UP,
+    MID_X_DOWN,
+    OPENING_O_DOWN,
+    OPENING_O_UP,
+    OPENING_X_DOWN,
+    OPENING_X_UP,
+    SEATS,
     with_fields,
 )
 from tests.strategies import boards
@@ -165,10 +171,17 @@ def test_hand_lines_survive_parse_and_write(line):
 def test_format_then_parse_round_trip(colour, direction, board, we_are_on_roll, dice):
     position = Position(board)
     line = format_board_line(
-        position, we_are_on_roll=we_are_on_roll, opponent="bob", match_length=5,
-        player_score=1, opponent_score=3, player_dice=dice if we_are_on_roll else (0, 0),
-        opponent_dice=(0, 0) if we_are_on_roll else dice, colour=colour, direction=direction,
-    )  # fmt: skip
+        position,
+        we_are_on_roll=we_are_on_roll,
+        opponent="bob",
+        match_length=5,
+        player_score=1,
+        opponent_score=3,
+        player_dice=dice if we_are_on_roll else (0, 0),
+        opponent_dice=(0, 0) if we_are_on_roll else dice,
+        colour=colour,
+        direction=direction,
+    )
     parsed = parse_board_line(line)
     assert parsed.position_for_side_on_roll() == position
     assert parsed.is_our_turn == we_are_on_roll
@@ -179,8 +192,7 @@ def test_format_then_parse_round_trip(colour, direction, board, we_are_on_roll, 
 
 
 def test_format_between_games_writes_turn_zero():
-    line = format_board_line(Position.initial(), we_are_on_roll=True, game_over=True,
-                             opponent="bob", match_length=3)  # fmt: skip
+    line = format_board_line(Position.initial(), we_are_on_roll=True, game_over=True, opponent="bob", match_length=3)
     assert line.split(":")[32] == "0"
     assert parse_board_line(line).position_from_our_view() == Position.initial()
 
@@ -189,8 +201,18 @@ def test_from_rows_matches_the_hand_lines():
     ours, theirs = expected_mid_rows()
     for line, (colour, direction) in SEATS.items():
         board = FibsBoard.from_rows(
-            ours, theirs, on_roll="us", opponent="bob", match_length=7, player_score=2,
-            opponent_score=3, player_dice=(5, 3), cube=2, player_may_double=False,
-            colour=colour, direction=direction, can_move=2,
-        )  # fmt: skip
+            ours,
+            theirs,
+            on_roll="us",
+            opponent="bob",
+            match_length=7,
+            player_score=2,
+            opponent_score=3,
+            player_dice=(5, 3),
+            cube=2,
+            player_may_double=False,
+            colour=colour,
+            direction=direction,
+            can_move=2,
+        )
         assert board.to_line() == line

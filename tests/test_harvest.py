@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.players.agent import Agent
 from engine.eval.net import Net, NetError
+from engine.players.agent import Agent
 from engine.search.nply import evaluate_at
 from nets.player import load_agent
 from nets.train.distill import FitSettings, fit_pair
@@ -37,8 +37,10 @@ def test_harvest_writes_chunks_resumes_and_matches_one_process(tmp_path, monkeyp
 
     monkeypatch.setitem(nets.train.labels._agents, "net:default", agent)
     n = harvest("net:default", tmp_path, 3, seed=6, ply=1, chunk_games=2)
-    assert sorted(p.name for p in tmp_path.glob("chunk-*")) == [chunk_path(tmp_path, 0).name,
-                                                                chunk_path(tmp_path, 2).name]
+    assert sorted(p.name for p in tmp_path.glob("chunk-*")) == [
+        chunk_path(tmp_path, 0).name,
+        chunk_path(tmp_path, 2).name,
+    ]
     boards, labels = load_harvest(tmp_path)
     direct_boards, direct_labels = harvest_games(agent, 3, seed=6, ply=1)
     assert n == len(boards) and np.array_equal(boards, direct_boards) and np.array_equal(labels, direct_labels)
@@ -89,12 +91,47 @@ def test_harvest_fit_and_measure_commands(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr("nets.player.NETS_DIR", tmp_path)
     monkeypatch.setattr("fibsbot.cli.train.NETS_DIR", tmp_path, raising=False)
     data = tmp_path / "harvest"
-    assert main(["train", "harvest", "--net", "tiny", "--out", str(data), "--games", "2", "--chunk-games", "1",
-                 "--ply", "1"]) == 0
+    assert (
+        main(
+            [
+                "train",
+                "harvest",
+                "--net",
+                "tiny",
+                "--out",
+                str(data),
+                "--games",
+                "2",
+                "--chunk-games",
+                "1",
+                "--ply",
+                "1",
+            ]
+        )
+        == 0
+    )
     assert "labelled positions" in capsys.readouterr().out
     assert len(list(data.glob("chunk-*.npz"))) == 2
-    assert main(["train", "fit", str(data), "--net", "tiny", "--name", "fitted", "--encoding", "contact2",
-                 "--hidden", "8", "--epochs", "2"]) == 0
+    assert (
+        main(
+            [
+                "train",
+                "fit",
+                str(data),
+                "--net",
+                "tiny",
+                "--name",
+                "fitted",
+                "--encoding",
+                "contact2",
+                "--hidden",
+                "8",
+                "--epochs",
+                "2",
+            ]
+        )
+        == 0
+    )
     fitted = Net.load(tmp_path / "fitted.npz")
     assert fitted.encoding == "contact2" and fitted.hidden == 8
     assert fitted.card["training"]["start"] == "tiny" and "strength" not in fitted.card
@@ -119,8 +156,27 @@ def test_prune_command_takes_its_schedule_and_records_it(tmp_path, capsys, monke
     Net.create("gnubg5", "contact", 6, seed=1, scale=0.3).save(tmp_path / "tiny.npz")
     Net.create("gnubg5", "race", 4, seed=2, scale=0.3).save(tmp_path / "tiny.race.npz")
     monkeypatch.setattr("nets.player.NETS_DIR", tmp_path)
-    assert main(["train", "prune", "--net", "tiny", "--games", "3", "--hidden", "5", "--epochs", "2", "--lr", "0.05",
-                 "--lr-decay", "0.9"]) == 0
+    assert (
+        main(
+            [
+                "train",
+                "prune",
+                "--net",
+                "tiny",
+                "--games",
+                "3",
+                "--hidden",
+                "5",
+                "--epochs",
+                "2",
+                "--lr",
+                "0.05",
+                "--lr-decay",
+                "0.9",
+            ]
+        )
+        == 0
+    )
     assert "wrote" in capsys.readouterr().out
     small = Net.load(tmp_path / "tiny.prune.npz")
     assert small.hidden == 5 and small.card["role"] == "pruning"

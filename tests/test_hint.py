@@ -58,16 +58,25 @@ def test_moves_the_filter_kept_from_the_depth_asked_for_are_explained(capsys):
     assert main(["hint", "--position-id", OPENING, "--dice", "3", "1", "--ply", "1"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert 0 < plies.count(1) < len(plies)  # the filter stopped some moves at 0-ply
-    assert lines[len(plies)] == f"1-ply asked: {plies.count(1)} of the {len(plies)} moves listed reached it; " \
+    assert (
+        lines[len(plies)] == f"1-ply asked: {plies.count(1)} of the {len(plies)} moves listed reached it; "
         "each shows the ply it stopped at."
-    assert lines[len(plies) + 1].startswith("The move filter: the best 12 within 0.240 of the best 0-ply equity "
-                                            "go on to 1-ply;")
+    )
+    assert lines[len(plies) + 1].startswith(
+        "The move filter: the best 12 within 0.240 of the best 0-ply equity go on to 1-ply;"
+    )
 
 
 def test_the_filter_note_names_both_passes_of_a_two_ply_search():
-    answer = {"ply": 2, "filters": [12, 0.24, 6, 0.12], "dice": [3, 1],
-              "moves": [{"move": m, "ply": p, "equity": 0.0, "probs": [0.5, 0.1, 0.0, 0.1, 0.0]}
-                        for m, p in (("8/5 6/5", 1), ("13/10 24/23", 1), ("13/9", 0))]}
+    answer = {
+        "ply": 2,
+        "filters": [12, 0.24, 6, 0.12],
+        "dice": [3, 1],
+        "moves": [
+            {"move": m, "ply": p, "equity": 0.0, "probs": [0.5, 0.1, 0.0, 0.1, 0.0]}
+            for m, p in (("8/5 6/5", 1), ("13/10 24/23", 1), ("13/9", 0))
+        ],
+    }
     note = format_text(answer).splitlines()[3:]
     assert note[0] == "2-ply asked: 0 of the 3 moves listed reached it; each shows the ply it stopped at."
     assert "and of those the best 6 within 0.120 of the best 1-ply equity go on to 2-ply" in note[1]

@@ -5,12 +5,13 @@ from __future__ import annotations
 import base64
 from dataclasses import replace
 
+import gnubg_cli
 import gnubg_nn
 import numpy as np
 import pytest
 from hypothesis import given, settings
+from strategies import boards, match_states, random_board, random_match_state
 
-import gnubg_cli
 from engine.rules.ids import (
     CENTRED,
     GameState,
@@ -27,7 +28,6 @@ from engine.rules.ids import (
     xgid,
 )
 from engine.rules.position import Position
-from strategies import boards, match_states, random_board, random_match_state
 
 OPENING_ID = "4HPwATDgc/ABMA"
 OPENING_XGID = "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10"
@@ -125,31 +125,69 @@ def test_position_id_rejects_non_strings():
 
 # (commands given to gnubg 1.07 after a prologue of human players, Match ID shown, state)
 GNUBG_MATCH_IDS = [
-    (["new session", "set turn 1", "set dice 3 1"], "cIkFAAAAAAAA",
-     MatchState(on_roll=1, dice=(3, 1), jacoby=True)),
-    (["new match 9", "set score 2 4", "set cube value 2", "set cube owner 0", "set turn 1", "set dice 5 2"],
-     "QYkqASAAIAAE", MatchState(cube=2, cube_owner=0, on_roll=1, dice=(5, 2), match_length=9, score=(2, 4))),
-    (["new match 7", "set score 6 3", "set crawford on", "set turn 0", "set dice 6 6"], "sAH7AGAAGAAE",
-     MatchState(on_roll=0, crawford=True, dice=(6, 6), match_length=7, score=(6, 3))),
-    (["new match 5", "set score 4 4", "set turn 1"], "cAmgAEAAIAAE",
-     MatchState(on_roll=1, match_length=5, score=(4, 4))),
-    (["new session", "set cube value 8", "set cube owner 1", "set turn 0", "set dice 4 2"], "EwEKAAAAAAAA",
-     MatchState(cube=8, cube_owner=1, on_roll=0, dice=(4, 2))),
-    (["new match 25", "set score 20 17", "set cube value 4", "set cube owner 1", "set turn 0"], "EgEgA0ABiAAE",
-     MatchState(cube=4, cube_owner=1, on_roll=0, match_length=25, score=(20, 17))),
-    (["new match 7", "set turn 1", "double"], "cBHgAAAAAAAE",
-     MatchState(on_roll=1, to_decide=0, doubled=True, match_length=7)),
-    (["new match 7", "set turn 0", "set dice 2 1", "resign gammon"], "MEnlAAAAAAAE",
-     MatchState(on_roll=0, to_decide=1, resigned=Resignation.GAMMON, dice=(2, 1), match_length=7)),
-    (["set jacoby off", "new session", "set turn 0", "set dice 6 5"], "MAEXAAAAAAAE",
-     MatchState(on_roll=0, dice=(6, 5), jacoby=False)),
-    (["set jacoby on", "new session", "set turn 1", "resign backgammon"], "cGEAAAAAAAAA",
-     MatchState(on_roll=1, to_decide=0, resigned=Resignation.BACKGAMMON)),
-    (["set automatic game off", "new match 5", "set turn 1", "resign single", "accept"], "cCOgABAAAAAE",
-     MatchState(on_roll=1, to_decide=0, game_state=GameState.RESIGNED, resigned=Resignation.SINGLE,
-                match_length=5, score=(1, 0))),
-    (["set automatic game off", "new match 5", "set score 1 2", "set turn 0", "double", "drop"], "MAygACAAEAAE",
-     MatchState(on_roll=0, to_decide=1, game_state=GameState.DROPPED, match_length=5, score=(2, 2))),
+    (["new session", "set turn 1", "set dice 3 1"], "cIkFAAAAAAAA", MatchState(on_roll=1, dice=(3, 1), jacoby=True)),
+    (
+        ["new match 9", "set score 2 4", "set cube value 2", "set cube owner 0", "set turn 1", "set dice 5 2"],
+        "QYkqASAAIAAE",
+        MatchState(cube=2, cube_owner=0, on_roll=1, dice=(5, 2), match_length=9, score=(2, 4)),
+    ),
+    (
+        ["new match 7", "set score 6 3", "set crawford on", "set turn 0", "set dice 6 6"],
+        "sAH7AGAAGAAE",
+        MatchState(on_roll=0, crawford=True, dice=(6, 6), match_length=7, score=(6, 3)),
+    ),
+    (
+        ["new match 5", "set score 4 4", "set turn 1"],
+        "cAmgAEAAIAAE",
+        MatchState(on_roll=1, match_length=5, score=(4, 4)),
+    ),
+    (
+        ["new session", "set cube value 8", "set cube owner 1", "set turn 0", "set dice 4 2"],
+        "EwEKAAAAAAAA",
+        MatchState(cube=8, cube_owner=1, on_roll=0, dice=(4, 2)),
+    ),
+    (
+        ["new match 25", "set score 20 17", "set cube value 4", "set cube owner 1", "set turn 0"],
+        "EgEgA0ABiAAE",
+        MatchState(cube=4, cube_owner=1, on_roll=0, match_length=25, score=(20, 17)),
+    ),
+    (
+        ["new match 7", "set turn 1", "double"],
+        "cBHgAAAAAAAE",
+        MatchState(on_roll=1, to_decide=0, doubled=True, match_length=7),
+    ),
+    (
+        ["new match 7", "set turn 0", "set dice 2 1", "resign gammon"],
+        "MEnlAAAAAAAE",
+        MatchState(on_roll=0, to_decide=1, resigned=Resignation.GAMMON, dice=(2, 1), match_length=7),
+    ),
+    (
+        ["set jacoby off", "new session", "set turn 0", "set dice 6 5"],
+        "MAEXAAAAAAAE",
+        MatchState(on_roll=0, dice=(6, 5), jacoby=False),
+    ),
+    (
+        ["set jacoby on", "new session", "set turn 1", "resign backgammon"],
+        "cGEAAAAAAAAA",
+        MatchState(on_roll=1, to_decide=0, resigned=Resignation.BACKGAMMON),
+    ),
+    (
+        ["set automatic game off", "new match 5", "set turn 1", "resign single", "accept"],
+        "cCOgABAAAAAE",
+        MatchState(
+            on_roll=1,
+            to_decide=0,
+            game_state=GameState.RESIGNED,
+            resigned=Resignation.SINGLE,
+            match_length=5,
+            score=(1, 0),
+        ),
+    ),
+    (
+        ["set automatic game off", "new match 5", "set score 1 2", "set turn 0", "double", "drop"],
+        "MAygACAAEAAE",
+        MatchState(on_roll=0, to_decide=1, game_state=GameState.DROPPED, match_length=5, score=(2, 2)),
+    ),
 ]
 
 
@@ -161,8 +199,7 @@ def test_gnubg_match_ids_decode_and_encode(commands, mid, state):
 
 def test_manual_example_match_id():
     state = match_state_from_id("QYkqASAAIAAA")
-    assert state == MatchState(cube=2, cube_owner=0, on_roll=1, dice=(5, 2), match_length=9, score=(2, 4),
-                               jacoby=True)
+    assert state == MatchState(cube=2, cube_owner=0, on_roll=1, dice=(5, 2), match_length=9, score=(2, 4), jacoby=True)
     assert match_id(state) == "QYkqASAAIAAA"
 
 
@@ -180,9 +217,22 @@ def test_dice_are_stored_larger_first():
 
 def raw_match_id(**fields: int) -> str:
     """Pack Match ID fields without checks (defaults: fresh money game)."""
-    widths = [("cube", 4, 0), ("owner", 2, 3), ("on_roll", 1, 0), ("crawford", 1, 0), ("state", 3, 1),
-              ("turn", 1, 0), ("doubled", 1, 0), ("resigned", 2, 0), ("die1", 3, 0), ("die2", 3, 0),
-              ("length", 15, 0), ("score0", 15, 0), ("score1", 15, 0), ("extra", 6, 0)]
+    widths = [
+        ("cube", 4, 0),
+        ("owner", 2, 3),
+        ("on_roll", 1, 0),
+        ("crawford", 1, 0),
+        ("state", 3, 1),
+        ("turn", 1, 0),
+        ("doubled", 1, 0),
+        ("resigned", 2, 0),
+        ("die1", 3, 0),
+        ("die2", 3, 0),
+        ("length", 15, 0),
+        ("score0", 15, 0),
+        ("score1", 15, 0),
+        ("extra", 6, 0),
+    ]
     bits, offset = 0, 0
     for name, width, default in widths:
         bits |= fields.get(name, default) << offset
@@ -213,10 +263,23 @@ def test_malformed_match_ids_are_rejected_clearly(mid, reason):
 
 @pytest.mark.parametrize(
     "kwargs",
-    [dict(cube=3), dict(cube=0), dict(cube=1 << 16), dict(cube_owner=2), dict(on_roll=2), dict(to_decide=-1),
-     dict(dice=(0, 3)), dict(dice=(7, 1)), dict(match_length=-1), dict(match_length=5, score=(5, 6)),
-     dict(crawford=True), dict(crawford=True, match_length=7, score=(5, 4)),
-     dict(crawford=True, match_length=7, score=(6, 4), cube=2), dict(resigned=4), dict(game_state=9)],
+    [
+        dict(cube=3),
+        dict(cube=0),
+        dict(cube=1 << 16),
+        dict(cube_owner=2),
+        dict(on_roll=2),
+        dict(to_decide=-1),
+        dict(dice=(0, 3)),
+        dict(dice=(7, 1)),
+        dict(match_length=-1),
+        dict(match_length=5, score=(5, 6)),
+        dict(crawford=True),
+        dict(crawford=True, match_length=7, score=(5, 4)),
+        dict(crawford=True, match_length=7, score=(6, 4), cube=2),
+        dict(resigned=4),
+        dict(game_state=9),
+    ],
 )
 def test_inconsistent_match_states_are_refused(kwargs):
     with pytest.raises(MatchStateError):
@@ -250,18 +313,21 @@ def test_xgid_fields_map_to_gnubg_players():
     _, state = parse_xgid("XGID=-------A---------a--------:2:-1:1:63:3:5:0:7:10")
     assert state == MatchState(cube=4, cube_owner=0, on_roll=1, dice=(6, 3), match_length=7, score=(5, 3))
     _, state = parse_xgid("XGID=-------A---------a--------:1:1:-1:D:0:0:3:0:10")
-    assert state == MatchState(cube=2, cube_owner=1, on_roll=0, to_decide=1, doubled=True, jacoby=True,
-                               beavers=True)
+    assert state == MatchState(cube=2, cube_owner=1, on_roll=0, to_decide=1, doubled=True, jacoby=True, beavers=True)
     _, state = parse_xgid("XGID=-------A---------a--------:0:0:1:00:2:6:1:7:10")
     assert state.crawford and state.score == (6, 2)
 
 
 def xgid_view(state: MatchState) -> MatchState:
     """What survives a trip through an XGID."""
-    return replace(state, game_state=GameState.PLAYING, resigned=Resignation.NONE,
-                   to_decide=1 - state.on_roll if state.doubled else state.on_roll,
-                   dice=(0, 0) if state.doubled else state.dice,
-                   jacoby=state.jacoby if state.is_money else False)
+    return replace(
+        state,
+        game_state=GameState.PLAYING,
+        resigned=Resignation.NONE,
+        to_decide=1 - state.on_roll if state.doubled else state.on_roll,
+        dice=(0, 0) if state.doubled else state.dice,
+        jacoby=state.jacoby if state.is_money else False,
+    )
 
 
 @settings(max_examples=200)
@@ -332,8 +398,9 @@ def test_gnubg_binary_accepts_our_match_ids():
 def swap_players(state: MatchState) -> MatchState:
     """gnubg's `set xgid` swaps players so the one on roll is X (player 1)."""
     owner = state.cube_owner if state.cube_owner == CENTRED else 1 - state.cube_owner
-    return replace(state, on_roll=1 - state.on_roll, to_decide=1 - state.to_decide, cube_owner=owner,
-                   score=state.score[::-1])
+    return replace(
+        state, on_roll=1 - state.on_roll, to_decide=1 - state.to_decide, cube_owner=owner, score=state.score[::-1]
+    )
 
 
 def test_xgids_agree_with_the_gnubg_binary():

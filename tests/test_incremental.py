@@ -8,17 +8,29 @@ import numpy as np
 import pytest
 
 from engine.eval.encode import ENCODINGS, encode, encode_tail_into, encoding_id, point_index, point_units, tail_ranges
-from engine.eval.evaluator import Evaluator
-from engine.eval.incremental import (CHAIN, evaluate_replies, evaluate_replies_chained, make_chain_scratch,
-                                make_reply_scratch, probabilities_near)
-from engine.rules.moves import MoveBuffers, generate_moves
-from engine.eval.net import Net
-from engine.search.nply import make_context, value0
 from engine.eval.eval_sets import static_set
+from engine.eval.evaluator import Evaluator
+from engine.eval.incremental import (
+    CHAIN,
+    evaluate_replies,
+    evaluate_replies_chained,
+    make_chain_scratch,
+    make_reply_scratch,
+    probabilities_near,
+)
+from engine.eval.net import Net
+from engine.rules.moves import MoveBuffers, generate_moves
+from engine.search.nply import make_context, value0
 from fibsbot.bench.speed import real_game_positions
 
-ARCH_ENCODINGS = [("gnubg5", "contact"), ("gnubg5", "contact2"), ("gnubg5", "race"), ("tesauro3", "tesauro"),
-                  ("symmetric", "tesauro-turn"), ("symmetric", "contact2")]
+ARCH_ENCODINGS = [
+    ("gnubg5", "contact"),
+    ("gnubg5", "contact2"),
+    ("gnubg5", "race"),
+    ("tesauro3", "tesauro"),
+    ("symmetric", "tesauro-turn"),
+    ("symmetric", "contact2"),
+]
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +58,7 @@ def test_point_units_and_tail_rebuild_the_encoding(name, roll_sets):
                 k = point_index(enc, side, p)
                 if k >= 0:
                     point_units(enc, board[side, p], units)
-                    rebuilt[k:k + 4] = units
+                    rebuilt[k : k + 4] = units
         encode_tail_into(enc, board, rebuilt)
         a0, a1, b0, b1 = tail_ranges(enc)
         covered = np.zeros(len(full), bool)
@@ -57,7 +69,7 @@ def test_point_units_and_tail_rebuild_the_encoding(name, roll_sets):
             for p in range(25):
                 k = point_index(enc, side, p)
                 if k >= 0:
-                    covered[k:k + 4] = True
+                    covered[k : k + 4] = True
         assert covered.all()
 
 
@@ -74,8 +86,12 @@ def test_incremental_equals_full_evaluation(arch, encoding, roll_sets):
         evaluate_replies(*net.arrays(), results, len(results), scratch, out)
         chained = np.zeros((len(results), 5), np.float32)
         evaluate_replies_chained(*net.arrays(), results, len(results), scratch, make_chain_scratch(), chained)
-        worst = max(worst, float(np.abs(near - full).max()), float(np.abs(out - full).max()),
-                    float(np.abs(chained - full).max()))
+        worst = max(
+            worst,
+            float(np.abs(near - full).max()),
+            float(np.abs(out - full).max()),
+            float(np.abs(chained - full).max()),
+        )
     assert worst < 1e-5
 
 

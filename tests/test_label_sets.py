@@ -18,8 +18,9 @@ def labelled():
 
 
 def _write_set(path, boards, **labels):
-    np.savez_compressed(path, boards=boards, sources=np.array(["test games"]),
-                        **{k: v.astype(np.float16) for k, v in labels.items()})
+    np.savez_compressed(
+        path, boards=boards, sources=np.array(["test games"]), **{k: v.astype(np.float16) for k, v in labels.items()}
+    )
 
 
 def test_a_label_set_gives_its_boards_and_the_labels_named(tmp_path, labelled):
@@ -54,8 +55,13 @@ def test_a_fresh_net_is_seeded_and_fitting_from_scratch_learns(labelled):
     assert np.array_equal(fresh_net("contact2", 9, 3).W1, fresh_net("contact2", 9, 3).W1)
     contact = Net.create("gnubg5", "contact", 12, seed=1, scale=0.3)
     race = Net.create("gnubg5", "race", 8, seed=2, scale=0.3)
-    result = fit_pair(contact, race, boards, labels,
-                      FitSettings(encoding="contact2", hidden=20, epochs=4, lr=0.1, scratch=True, train_race=False))
+    result = fit_pair(
+        contact,
+        race,
+        boards,
+        labels,
+        FitSettings(encoding="contact2", hidden=20, epochs=4, lr=0.1, scratch=True, train_race=False),
+    )
     assert result.contact.encoding == "contact2" and result.contact.hidden == 20
     assert "grown_from" not in result.contact.card
     report = result.reports["contact"]
@@ -72,8 +78,28 @@ def test_the_fit_command_trains_on_a_label_set(tmp_path, labelled, monkeypatch, 
     Net.create("gnubg5", "race", 4, seed=2, scale=0.3).save(tmp_path / "tiny.race.npz")
     monkeypatch.setattr("nets.player.NETS_DIR", tmp_path)
     monkeypatch.setattr("fibsbot.cli.train.NETS_DIR", tmp_path, raising=False)
-    assert main(["train", "fit", f"{tmp_path / 'set.npz'}:sage1", "--net", "tiny", "--name", "fresh", "--scratch",
-                 "--encoding", "contact2", "--hidden", "10", "--epochs", "2", "--contact-only"]) == 0
+    assert (
+        main(
+            [
+                "train",
+                "fit",
+                f"{tmp_path / 'set.npz'}:sage1",
+                "--net",
+                "tiny",
+                "--name",
+                "fresh",
+                "--scratch",
+                "--encoding",
+                "contact2",
+                "--hidden",
+                "10",
+                "--epochs",
+                "2",
+                "--contact-only",
+            ]
+        )
+        == 0
+    )
     fitted = Net.load(tmp_path / "fresh.npz")
     assert fitted.hidden == 10 and fitted.card["training"]["scratch"] is True
     assert fitted.card["training"]["data"][0]["labeller"].startswith("bgsage@1")

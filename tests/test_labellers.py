@@ -9,8 +9,15 @@ from engine.players.agent import Agent
 from engine.rules.boards import flip_into, initial_board
 from engine.rules.moves import MoveBuffers, generate_moves
 from nets.player import load_agent
-from nets.train.labellers import (BgsageLabeller, LabellerError, NetLabeller, RolloutLabeller, finished_label,
-                            parse_labeller, sage_board)
+from nets.train.labellers import (
+    BgsageLabeller,
+    LabellerError,
+    NetLabeller,
+    RolloutLabeller,
+    finished_label,
+    parse_labeller,
+    sage_board,
+)
 from nets.train.labels import label_positions, selfplay_positions
 
 
@@ -34,8 +41,21 @@ def test_specs_name_their_labellers():
         assert parse_labeller(spec).spec == spec
 
 
-@pytest.mark.parametrize("spec", ["", "net:default", "net:default@3", "net:@1", "rollout:0", "rollout:x",
-                                  "bgsage@0", "bgsage@5", "bgsage", "gnubg@2"])
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "",
+        "net:default",
+        "net:default@3",
+        "net:@1",
+        "rollout:0",
+        "rollout:x",
+        "bgsage@0",
+        "bgsage@5",
+        "bgsage",
+        "gnubg@2",
+    ],
+)
 def test_bad_specs_are_clear_errors(spec):
     with pytest.raises(LabellerError, match="unknown labeller"):
         parse_labeller(spec)
@@ -115,8 +135,7 @@ def test_labels_are_before_the_roll_for_the_side_on_roll(positions):
     for board in boards:
         flip_into(board, after)
         mover_views.append({"board": sage_board(after), "cube_owner": "centered"})
-    mover = np.array([r.probs.to_list() for r in batch_post_move_evaluate(mover_views, eval_level="1ply",
-                                                                          n_threads=1)])
+    mover = np.array([r.probs.to_list() for r in batch_post_move_evaluate(mover_views, eval_level="1ply", n_threads=1)])
     expected = np.column_stack([1 - mover[:, 0], mover[:, 3], mover[:, 4], mover[:, 1], mover[:, 2]])
     assert labels == pytest.approx(expected, abs=1e-6)
 

@@ -69,7 +69,7 @@ def imported_names(module: str, path: Path) -> set[str]:
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = module.split(".") if is_package else module.split(".")[:-1]
-                base = base[:len(base) - (node.level - 1)]
+                base = base[: len(base) - (node.level - 1)]
                 source = ".".join(base + ([node.module] if node.module else []))
             else:
                 source = node.module or ""
@@ -140,9 +140,12 @@ def test_the_graph_is_read_from_every_package():
 
 
 def test_imports_point_down_the_layers():
-    upward = sorted(f"{module} imports {target}"
-                    for module, targets in GRAPH.items() for target in targets
-                    if LAYER[target.split(".")[0]] > LAYER[module.split(".")[0]])
+    upward = sorted(
+        f"{module} imports {target}"
+        for module, targets in GRAPH.items()
+        for target in targets
+        if LAYER[target.split(".")[0]] > LAYER[module.split(".")[0]]
+    )
     assert not upward, "a lower layer imports a higher one:\n" + "\n".join(upward)
 
 
@@ -152,9 +155,11 @@ def _engine_package(module: str) -> str | None:
 
 
 def test_every_engine_module_lives_in_a_layered_package():
-    loose = sorted(module for module in MODULES
-                   if module.startswith("engine.") and _engine_package(module) not in ENGINE_LAYER
-                   and module not in ENGINE_LAYER)
+    loose = sorted(
+        module
+        for module in MODULES
+        if module.startswith("engine.") and _engine_package(module) not in ENGINE_LAYER and module not in ENGINE_LAYER
+    )
     assert not loose, "engine modules outside the layered packages: " + ", ".join(loose)
 
 
@@ -177,8 +182,9 @@ def test_no_modules_import_each_other_in_a_circle():
 
 
 def test_the_protocol_core_stays_pure():
-    protocol = {module: path for module, path in MODULES.items()
-                if module == PROTOCOL or module.startswith(PROTOCOL + ".")}
+    protocol = {
+        module: path for module, path in MODULES.items() if module == PROTOCOL or module.startswith(PROTOCOL + ".")
+    }
     assert protocol, f"no {PROTOCOL} package"
     wrong = []
     for module, path in protocol.items():
@@ -191,12 +197,15 @@ def test_the_protocol_core_stays_pure():
     assert not wrong, "the protocol core reaches IO:\n" + "\n".join(sorted(set(wrong)))
 
 
-@pytest.mark.parametrize("source, expected", [
-    ("import engine.rules.moves", {"engine.rules.moves"}),
-    ("from engine.rules import moves", {"engine.rules.moves"}),
-    ("from engine.rules.moves import generate_moves", {"engine.rules.moves"}),
-    ("def f():\n    from nets.player import load_agent", {"nets.player"}),
-])
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        ("import engine.rules.moves", {"engine.rules.moves"}),
+        ("from engine.rules import moves", {"engine.rules.moves"}),
+        ("from engine.rules.moves import generate_moves", {"engine.rules.moves"}),
+        ("def f():\n    from nets.player import load_agent", {"nets.player"}),
+    ],
+)
 def test_the_reader_sees_every_form_of_import(tmp_path, source, expected):
     path = tmp_path / "probe.py"
     path.write_text(source + "\n")

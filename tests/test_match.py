@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from engine.rules.ids import CENTRED
-from fibsbot.protocol.board import O, X, FibsBoard
+from fibsbot.protocol.board import FibsBoard, O, X
 from fibsbot.protocol.match.outputs import DoubleRequest, MoveRequest, ResignRequest, Send, TakeRequest
 from tests.board_builder import make_row
 from tests.fake_agent import FakeAgent
@@ -29,10 +29,13 @@ def test_opening_move_comes_without_a_prompt():
     assert bot.driver.decided(request, ((24, 18), (13, 11))) == [Send("move 24-18 13-11")]
 
 
-@pytest.mark.parametrize("line, expected", [
-    (OPENING_X_DOWN, "move 24-18 13-11"),  # X moving 24 -> 1: server point = our point
-    (OPENING_O_UP, "move 1-7 12-14"),  # O moving 1 -> 24: server point = 25 - our point
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "line, expected",
+    [
+        (OPENING_X_DOWN, "move 24-18 13-11"),  # X moving 24 -> 1: server point = our point
+        (OPENING_O_UP, "move 1-7 12-14"),  # O moving 1 -> 24: server point = 25 - our point
+    ],
+)
 def test_move_in_the_servers_numbering(line, expected):
     bot = Bot()
     bot.feed(START)
@@ -40,10 +43,15 @@ def test_move_in_the_servers_numbering(line, expected):
     assert bot.driver.decided(bot.requests[-1], ((24, 18), (13, 11))) == [Send(expected)]
 
 
-@pytest.mark.parametrize("line, expected", [
-    (MID_X_DOWN, "move bar-20 20-17"), (MID_O_DOWN, "move bar-20 20-17"),
-    (MID_O_UP, "move bar-5 5-8"), (MID_X_UP, "move bar-5 5-8"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "line, expected",
+    [
+        (MID_X_DOWN, "move bar-20 20-17"),
+        (MID_O_DOWN, "move bar-20 20-17"),
+        (MID_O_UP, "move bar-5 5-8"),
+        (MID_X_UP, "move bar-5 5-8"),
+    ],
+)
 def test_bar_entry_in_all_four_seats_with_bar_fields_left_at_zero(line, expected):
     bot = Bot()
     bot.feed("** Player bob has joined you for a 7 point match.\r\n")
@@ -57,9 +65,16 @@ def test_bar_entry_in_all_four_seats_with_bar_fields_left_at_zero(line, expected
 
 @pytest.mark.parametrize("direction, colour, expected", [(-1, X, "move 2-off 2-off"), (1, O, "move 23-off 23-off")])
 def test_bear_off_uses_the_off_word(direction, colour, expected):
-    board = FibsBoard.from_rows(make_row({2: 2}), make_row({6: 15}), on_roll="us", opponent="bob",
-                                match_length=5, player_dice=(6, 2), colour=colour,
-                                direction=direction)  # fmt: skip
+    board = FibsBoard.from_rows(
+        make_row({2: 2}),
+        make_row({6: 15}),
+        on_roll="us",
+        opponent="bob",
+        match_length=5,
+        player_dice=(6, 2),
+        colour=colour,
+        direction=direction,
+    )
     bot = Bot()
     bot.feed(START)
     bot.feed(board.to_line() + "\r\n", answer=False)
@@ -94,8 +109,14 @@ def test_illegal_agent_move_is_replaced_by_a_legal_one():
 
 def test_no_legal_move_asks_nothing():
     # our checker on the bar, all six entry points closed
-    board = FibsBoard.from_rows(make_row({25: 1, 6: 14}), make_row({p: 2 for p in range(1, 7)} | {13: 3}),
-                                on_roll="us", opponent="bob", match_length=5, player_dice=(3, 4))  # fmt: skip
+    board = FibsBoard.from_rows(
+        make_row({25: 1, 6: 14}),
+        make_row({p: 2 for p in range(1, 7)} | {13: 3}),
+        on_roll="us",
+        opponent="bob",
+        match_length=5,
+        player_dice=(3, 4),
+    )
     bot = Bot()
     bot.feed(START)
     assert bot.feed(board.to_line() + "\r\nYou can't move.\r\n") == [] and bot.requests == []
@@ -207,8 +228,10 @@ def test_resignation_offer_is_answered(accept, answer):
 def test_join_between_games_and_idle_after_the_match():
     bot = Bot()
     bot.feed(START)
-    text = ("bob wins the game and gets 2 points. Sorry.\r\nscore in 5 point match: bot-0 bob-2\r\n"
-            "Type 'join' if you want to play the next game, type 'leave' if you don't.\r\n")
+    text = (
+        "bob wins the game and gets 2 points. Sorry.\r\nscore in 5 point match: bot-0 bob-2\r\n"
+        "Type 'join' if you want to play the next game, type 'leave' if you don't.\r\n"
+    )
     assert bot.feed(text) == ["join"]
     assert bot.feed("bob wins the 5 point match 5-1 .\r\n") == []
     assert not bot.driver.in_match and bot.driver.matches_finished == 1
@@ -217,8 +240,10 @@ def test_join_between_games_and_idle_after_the_match():
 
 def test_resumed_match_plays_from_its_board():
     bot = Bot()
-    text = ("You are now playing with bob. Your running match was loaded.\r\nturn: bot\r\n"
-            "match length: 7\r\npoints for user bot: 2\r\npoints for user bob: 3\r\n" + MID_O_UP + "\r\n")
+    text = (
+        "You are now playing with bob. Your running match was loaded.\r\nturn: bot\r\n"
+        "match length: 7\r\npoints for user bot: 2\r\npoints for user bob: 3\r\n" + MID_O_UP + "\r\n"
+    )
     sent = bot.feed(text)
     assert len(sent) == 1 and sent[0].startswith("move bar-")
     assert bot.driver.in_match and bot.driver.opponent == "bob"
@@ -233,8 +258,10 @@ def test_dropped_match_is_resumed_after_reconnect_or_when_the_opponent_returns()
     assert bot.feed(SAVED_HEADER + "  bob                     5                0 -  0\r\n") == []  # offline
     assert bot.feed("7 carol carol logs in.\r\n") == []
     assert bot.feed("7 bob bob logs in.\r\n") == ["invite bob"]
-    bot.feed("bob has joined you. Your running match was loaded.\r\nturn: bob\r\nmatch length: 5\r\n"
-             "points for user bot: 0\r\npoints for user bob: 0\r\n")
+    bot.feed(
+        "bob has joined you. Your running match was loaded.\r\nturn: bob\r\nmatch length: 5\r\n"
+        "points for user bot: 0\r\npoints for user bob: 0\r\n"
+    )
     assert bot.driver.in_match and bot.driver.saved_opponent is None
 
 

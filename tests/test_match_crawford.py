@@ -110,16 +110,19 @@ def test_a_board_that_says_crawford_is_obeyed_even_after_it():
     assert bot.feed(fields(CRAWFORD, f4=2) + "\r\n") == []  # the server would refuse a double
 
 
-@pytest.mark.parametrize("length, score, previous, verdict", [
-    (5, (0, 0), None, False),
-    (5, (1, 4), (1, 3), True),
-    (5, (4, 1), (3, 1), True),
-    (5, (2, 4), (1, 4), False),
-    (5, (1, 4), None, None),
-    (5, (3, 3), (2, 3), False),
-    (1, (0, 0), None, True),
-    (0, (7, 4), (6, 4), False),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "length, score, previous, verdict",
+    [
+        (5, (0, 0), None, False),
+        (5, (1, 4), (1, 3), True),
+        (5, (4, 1), (3, 1), True),
+        (5, (2, 4), (1, 4), False),
+        (5, (1, 4), None, None),
+        (5, (3, 3), (2, 3), False),
+        (1, (0, 0), None, True),
+        (0, (7, 4), (6, 4), False),
+    ],
+)
 def test_reckoning_from_the_game_before(length, score, previous, verdict):
     assert reckon_crawford(length, score, previous) is verdict
 

@@ -28,8 +28,9 @@ def kill_in_the_crawford_game(im: InterruptedMatch, *, moves_in: int | None) -> 
         return False
     if moves_in is None and match.phase is not Phase.BETWEEN:
         return False
-    if moves_in is not None and (match.phase not in (Phase.ROLL, Phase.MOVE)
-                                 or len(match.history[-1]["actions"]) < moves_in):  # fmt: skip
+    if moves_in is not None and (
+        match.phase not in (Phase.ROLL, Phase.MOVE) or len(match.history[-1]["actions"]) < moves_in
+    ):
         return False
     im.double_rate = 1.0  # the opponent doubles whenever the server lets it
     im.agent.double_rate = 1.0  # and our agent would, whenever the driver asked it
@@ -38,8 +39,14 @@ def kill_in_the_crawford_game(im: InterruptedMatch, *, moves_in: int | None) -> 
 
 @pytest.mark.parametrize("moves_in", [None, 3], ids=["at_it", "inside_it"])
 def test_a_match_reloaded_at_its_crawford_game_is_played_and_recorded_by_the_rules(tmp_path, moves_in):
-    im = InterruptedMatch(tmp_path, seed=5, length=LENGTH, double_rate=0.0, server={"crawford_lost_on_reload": True},
-                          kill_when=functools.partial(kill_in_the_crawford_game, moves_in=moves_in))
+    im = InterruptedMatch(
+        tmp_path,
+        seed=5,
+        length=LENGTH,
+        double_rate=0.0,
+        server={"crawford_lost_on_reload": True},
+        kill_when=functools.partial(kill_in_the_crawford_game, moves_in=moves_in),
+    )
     im.play()
     assert im.kills == 1 and im.match.is_over
     ours = im.match.seat_of(BOT)

@@ -47,8 +47,9 @@ def test_resumed_match_takes_its_length_from_the_board_when_the_lines_lack_it():
 def busy_bot_at(score: tuple[int, int], length: int = 3) -> Bot:
     bot = Bot()
     bot.feed(f"** Player oppo has joined you for a {length} point match.\r\n")
-    board = with_fields(MID_X_DOWN, f2="oppo", f3=length, f4=score[0], f5=score[1], f32=1, f33=0, f34=0,
-                        f37=1, f38=1, f39=1)  # fmt: skip
+    board = with_fields(
+        MID_X_DOWN, f2="oppo", f3=length, f4=score[0], f5=score[1], f32=1, f33=0, f34=0, f37=1, f38=1, f39=1
+    )
     bot.feed(board + "\r\n")
     assert bot.driver.in_match
     return bot
@@ -59,7 +60,8 @@ def test_a_score_that_reaches_the_length_ends_the_match_without_a_match_end_line
     assert bot.feed("oppo wins the game and gets 1 point. Sorry.\r\n") == []
     assert not bot.driver.in_match and bot.driver.matches_finished == 1
     verdict = Policy(PolicySettings(user="fibsbot")).on_invitation(
-        Invitation(player="carol", length=3, resume=False), busy=bot.driver.in_match, now=0.0)
+        Invitation(player="carol", length=3, resume=False), busy=bot.driver.in_match, now=0.0
+    )
     assert verdict.accept and verdict.commands == [Send("join carol")]
     assert bot.feed("oppo wins the 3 point match 3-0 .\r\n") == []  # a late line counts once
     assert bot.driver.matches_finished == 1
@@ -118,7 +120,11 @@ def test_a_refused_board_command_is_logged_once_and_never_sent_again():
 def test_after_a_login_only_matches_the_server_lists_are_resumed():
     bot = Bot()  # a fresh driver: the daemon was restarted
     assert bot.driver.resume_commands() == [Send("show saved")]
-    listing = [SAVED_HEADER, "**oppo                    5                0 -  3", "  dave                    3                1 -  1"]
+    listing = [
+        SAVED_HEADER,
+        "**oppo                    5                0 -  3",
+        "  dave                    3                1 -  1",
+    ]
     assert bot.feed("\r\n".join(listing) + "\r\n") == ["invite oppo"]  # online; dave is not
     assert bot.feed("7 carol carol logs in.\r\n") == []
     assert bot.feed("7 dave dave logs in.\r\n") == []  # one invitation at a time

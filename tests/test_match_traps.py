@@ -7,7 +7,6 @@ from tests.fake_agent import FakeAgent
 from tests.fibs_samples import MID_X_DOWN, OPENING_X_DOWN
 from tests.match_bot import ROLL_OR_DOUBLE, START, Bot, fields
 
-
 # --- staleness, dances, unsure states -----------------------------------------------------------
 
 
@@ -110,16 +109,20 @@ def test_checker_count_field_zero_does_not_stop_a_move():
 def test_move_dump_glued_to_the_game_end_then_join():
     bot = Bot()
     bot.feed(START)
-    text = ("bob moves 3-off 1-off .bob wins the game and gets 1 point. Sorry.\r\n"
-            "score in 5 point match: bot-0 bob-1\r\n"
-            "Type 'join' if you want to play the next game, type 'leave' if you don't.\r\n")
+    text = (
+        "bob moves 3-off 1-off .bob wins the game and gets 1 point. Sorry.\r\n"
+        "score in 5 point match: bot-0 bob-1\r\n"
+        "Type 'join' if you want to play the next game, type 'leave' if you don't.\r\n"
+    )
     assert bot.feed(text) == ["join"]
 
 
 def test_match_resumed_between_games_joins_the_next_game():
     bot = Bot()
-    text = ("bob has joined you. Your running match was loaded.\r\nturn: bob\r\nmatch length: 5\r\n"
-            "points for user bot: 1\r\npoints for user bob: 0\r\n")
+    text = (
+        "bob has joined you. Your running match was loaded.\r\nturn: bob\r\nmatch length: 5\r\n"
+        "points for user bot: 1\r\npoints for user bob: 0\r\n"
+    )
     assert bot.feed(text + fields(OPENING_X_DOWN, f4=1, f32=0, f33=0, f34=0) + "\r\n") == ["join"]
 
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.rules.moves import legal_moves
 from engine.players.registry import PubevalPlayer, RandomPlayer
+from engine.rules.moves import legal_moves
 from engine.rules.position import Position
 from fibsbot.records.matfile import RIGHT_COLUMN, MatchRecorder, MatRecordError
 from tests.gnubg_cli import GNUBG, require_gnubg
@@ -22,8 +22,9 @@ from tests.gnubg_cli import GNUBG, require_gnubg
 
 def _cube_script(game: int, turn: int) -> str | None:
     """Cube and resignation actions of the generated match, by (game, turn) before the roll."""
-    return {(1, 4): "double-take", (1, 7): "double-drop", (2, 5): "resign-gammon",
-            (3, 6): "double-take"}.get((game, turn))  # fmt: skip
+    return {(1, 4): "double-take", (1, 7): "double-drop", (2, 5): "resign-gammon", (3, 6): "double-take"}.get(
+        (game, turn)
+    )
 
 
 def play_recorded_match(path: Path, seed: int, length: int = 7) -> tuple[MatchRecorder, list[dict]]:
@@ -107,7 +108,7 @@ def test_layout_follows_gnubg_export(tmp_path):
     assert lines[game - 2] == " 3 point match"
     score = lines[game + 1]
     assert score.startswith(" alice : 0") and score.index("bob : 0") == 32
-    moves = lines[game + 2: game + 7]
+    moves = lines[game + 2 : game + 7]
     assert moves[0] == "  1)" + " " * 29 + "65: 24/18 18/13"  # the right player opened
     assert moves[1].startswith("  2) 31: 8/5 6/5 ") and moves[1].endswith(" Doubles => 2")
     assert moves[1].index("Doubles") == RIGHT_COLUMN + 1
@@ -168,10 +169,15 @@ def test_hit_marks_follow_the_checkers(tmp_path):
         ([("start_game",), ("double", 0, 8)], "offers 2, not 8"),
         ([("start_game",), ("roll_and_move", 0, (7, 1), [(8, 1)])], "dice"),
         ([("start_game",), ("roll_and_move", 0, (6, 1), [(13, 7), (7, 7)])], "downwards"),
-        ([("start_game",), ("roll_and_move", 0, (6, 5), [(24, 18), (18, 13), (13, 7), (7, 2), (6, 1)])],
-         "at most 4"),
-        ([("start_game",), ("roll_and_move", 0, (1, 1), [(24, 23), (23, 22), (22, 21), (21, 20)]),
-          ("roll_and_move", 1, (6, 5), [(1, 0)])], "no checker"),
+        ([("start_game",), ("roll_and_move", 0, (6, 5), [(24, 18), (18, 13), (13, 7), (7, 2), (6, 1)])], "at most 4"),
+        (
+            [
+                ("start_game",),
+                ("roll_and_move", 0, (1, 1), [(24, 23), (23, 22), (22, 21), (21, 20)]),
+                ("roll_and_move", 1, (6, 5), [(1, 0)]),
+            ],
+            "no checker",
+        ),
         ([("start_game",), ("roll_and_move", 0, (5, 5), [(6, 1)])], "held by the opponent"),
         ([("start_game",), ("win", 0, 1), ("win", 1, 1)], "already ended"),
         ([("start_game",), ("start_game",)], "has not ended"),
@@ -192,7 +198,8 @@ def test_crawford_game_keeps_a_double_the_server_allowed_and_repeated_result_is_
     recorder.double(1)  # the rules forbid it; a server that let it through is noted in the file
     recorder.drop(0)
     assert '; [Server rule breach "Game 1: b doubled to 2 in the Crawford game, which the server allowed"]' in (
-        recorder.text().splitlines())
+        recorder.text().splitlines()
+    )
     recorder.win(1, 1)
     recorder.win(1, 1)  # the server's announcement after the recorder already knew
     recorder.start_game()
@@ -245,8 +252,12 @@ def gnubg_read_match(mat: Path, workdir: Path) -> tuple[dict, str]:
     env = dict(os.environ, FIBSBOT_MAT_IN=str(mat), FIBSBOT_JSON_OUT=str(out))
     result = subprocess.run(
         [str(GNUBG), "-t", "-q", "-r", "-p", str(script)],
-        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60, env=env,
-    )  # fmt: skip
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
     assert out.exists(), f"gnubg wrote nothing; stderr: {result.stderr[-2000:]}"
     return json.loads(out.read_text()), result.stdout + result.stderr
 

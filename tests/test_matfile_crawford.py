@@ -57,7 +57,8 @@ def test_an_opponents_double_in_the_crawford_game_is_kept_and_both_readers_read_
     recorder.drop(0)
     text = recorder.text()
     assert '; [Server rule breach "Game 2: oppo doubled to 2 in the Crawford game, which the server allowed"]' in (
-        text.splitlines())
+        text.splitlines()
+    )
     assert "CrawfordGame" not in text  # the file's first game at 4-away is the Crawford game
     turns = analysed(recorder)
     kinds = [(turn.game, turn.kind, turn.player) for turn in turns if turn.kind != "move"]

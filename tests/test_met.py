@@ -11,7 +11,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.rules.ids import MatchState
 from engine.cube.met import (
     MET_PATH,
     CubeView,
@@ -28,6 +27,7 @@ from engine.cube.met import (
     mwc_to_equity,
     take_point,
 )
+from engine.rules.ids import MatchState
 
 RAW = json.loads(MET_PATH.read_text())
 PRE = RAW["pre_crawford"]["table"]  # PRE[i][j]: needing i+1 against j+1
@@ -53,8 +53,9 @@ def test_double_match_point_is_even_and_the_table_is_the_native_one():
 @given(st.integers(1, 40), st.integers(1, 40), st.booleans())
 def test_the_table_is_symmetric_and_monotone(a, b, post):
     # beyond 25-away gnubg's extension cuts the normal tail at 6 sigma: 2e-9 off
-    assert match_winning_chance(a, b, post_crawford=post) + match_winning_chance(b, a, post_crawford=post) == \
-        pytest.approx(1.0, abs=1e-8)
+    assert match_winning_chance(a, b, post_crawford=post) + match_winning_chance(
+        b, a, post_crawford=post
+    ) == pytest.approx(1.0, abs=1e-8)
     assert match_winning_chance(a, b + 1) >= match_winning_chance(a, b) - 1e-12
     assert match_winning_chance(a + 1, b) <= match_winning_chance(a, b) + 1e-12
 

@@ -15,9 +15,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from engine.rollout.selfplay_sample import (
+    BAR_ENTRY,
+    BEAR_OFF,
+    CONTACT,
+    NO_MOVE,
+    RACE,
+    SELFPLAY_PLAYERS,
+    position_after,
+    position_kinds,
+)
 from engine.rules.moves import MoveBuffers
-from engine.rollout.selfplay_sample import (BAR_ENTRY, BEAR_OFF, CONTACT, NO_MOVE, RACE,
-                                    SELFPLAY_PLAYERS, position_after, position_kinds)
 from tests.strategies import boards
 
 oracle = pytest.importorskip("engine.rules.gnubg_oracle", reason="gnubg-nn not installed: pip install -e '.[test]'")
@@ -31,8 +39,9 @@ _BUFFERS = MoveBuffers()
 def _check(player: str, seed: int, turns: int, d1: int, d2: int) -> tuple[str, ...]:
     board = position_after(player, seed, turns)
     comparison = oracle.compare_moves(board, d1, d2, _BUFFERS)
-    assert comparison.agree, (f"{player} seed {seed} turn {turns} dice {d1}{d2} "
-                              f"board {board.tolist()}: {comparison.describe()}")
+    assert comparison.agree, (
+        f"{player} seed {seed} turn {turns} dice {d1}{d2} board {board.tolist()}: {comparison.describe()}"
+    )
     return position_kinds(board, comparison.no_move)
 
 

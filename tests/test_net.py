@@ -7,17 +7,30 @@ import json
 
 import numpy as np
 import pytest
-
 from board_builder import make_board
-from engine.eval.encode import encode
-from engine.eval.evaluator import Evaluator
-from engine.eval.net import (Net, NetError, equity_of, evaluate_boards, hidden_layer, probs_from_raw,
-                        raw_outputs, swap_permutation, symmetric_gammon_loss)
-from engine.rollout.selfplay_sample import sample_positions
 from strategies import random_board
 
-ARCH_ENCODINGS = [("tesauro3", "tesauro"), ("gnubg5", "contact"), ("symmetric", "tesauro-turn"),
-                  ("symmetric", "contact")]
+from engine.eval.encode import encode
+from engine.eval.evaluator import Evaluator
+from engine.eval.net import (
+    Net,
+    NetError,
+    equity_of,
+    evaluate_boards,
+    hidden_layer,
+    probs_from_raw,
+    raw_outputs,
+    swap_permutation,
+    symmetric_gammon_loss,
+)
+from engine.rollout.selfplay_sample import sample_positions
+
+ARCH_ENCODINGS = [
+    ("tesauro3", "tesauro"),
+    ("gnubg5", "contact"),
+    ("symmetric", "tesauro-turn"),
+    ("symmetric", "contact"),
+]
 
 
 def sigmoid(x):
@@ -70,8 +83,7 @@ def random_net(arch: str, encoding: str, seed: int, hidden: int = 12) -> Net:
     return net
 
 
-@pytest.mark.parametrize("arch, encoding",
-                         ARCH_ENCODINGS + [("tesauro3", "tesauro-turn"), ("gnubg5", "race")])
+@pytest.mark.parametrize("arch, encoding", ARCH_ENCODINGS + [("tesauro3", "tesauro-turn"), ("gnubg5", "race")])
 def test_forward_pass_equals_numpy(arch, encoding):
     net = random_net(arch, encoding, seed=5)
     probs = net.probabilities(BOARDS)
@@ -88,9 +100,12 @@ def test_clipping_is_exercised_by_the_forward_test():
     net = random_net("gnubg5", "contact", seed=5)
     W1, b1, W2, b2 = (a.astype(np.float64) for a in (net.W1, net.b1, net.W2, net.b2))
     raw = np.array([sigmoid(b2 + sigmoid(b1 + encode("contact", b) @ W1) @ W2) for b in BOARDS])
-    for clipped in (raw[:, 1] > raw[:, 0], raw[:, 3] > 1 - raw[:, 0],
-                    raw[:, 2] > np.minimum(raw[:, 1], raw[:, 0]),
-                    raw[:, 4] > np.minimum(raw[:, 3], 1 - raw[:, 0])):
+    for clipped in (
+        raw[:, 1] > raw[:, 0],
+        raw[:, 3] > 1 - raw[:, 0],
+        raw[:, 2] > np.minimum(raw[:, 1], raw[:, 0]),
+        raw[:, 4] > np.minimum(raw[:, 3], 1 - raw[:, 0]),
+    ):
         assert 10 < clipped.sum() < len(BOARDS) - 10
 
 
@@ -100,11 +115,11 @@ def test_race_positions_go_to_the_race_net():
     race_board = make_board({6: 5, 5: 5, 4: 5}, {6: 5, 3: 5, 1: 5})
     contact_board = make_board({24: 2, 6: 13}, {6: 15})
     np.testing.assert_allclose(evaluator.probabilities(race_board), race.probabilities(race_board), atol=1e-7)
-    np.testing.assert_allclose(evaluator.probabilities(contact_board), contact.probabilities(contact_board),
-                               atol=1e-7)
+    np.testing.assert_allclose(evaluator.probabilities(contact_board), contact.probabilities(contact_board), atol=1e-7)
 
 
 # ---- the symmetric architecture --------------------------------------------------
+
 
 def raw_forward(net: Net, x: np.ndarray) -> tuple[np.ndarray, float, np.ndarray]:
     """(raw outputs, z3 = P(gammon loss | loss), five probabilities) of an input vector."""
@@ -153,6 +168,7 @@ def test_symmetric_needs_a_side_symmetric_encoding():
 
 # ---- files and model cards -------------------------------------------------------
 
+
 @pytest.mark.parametrize("arch, encoding", ARCH_ENCODINGS)
 def test_save_load_round_trip(tmp_path, arch, encoding):
     net = random_net(arch, encoding, seed=9)
@@ -177,14 +193,17 @@ def edit_card(card_path, card, **changes):
     card_path.write_text(json.dumps({**card, **changes}))
 
 
-@pytest.mark.parametrize("changes, message", [
-    ({"hidden": 7}, r"weights \(196, 8, 3\) do not match the card .* \(196, 7, 3\)"),
-    ({"arch": "gnubg5"}, r"a gnubg5 net on the .tesauro. encoding has .* = \(196, 8, 5\)"),
-    ({"arch": "symmetric"}, r"do not match the card"),
-    ({"arch": "resnet"}, r"unknown architecture 'resnet'"),
-    ({"encoding": "contact"}, r"do not match the card"),
-    ({"encoding": "gnubg"}, r"unknown encoding 'gnubg'"),
-])
+@pytest.mark.parametrize(
+    "changes, message",
+    [
+        ({"hidden": 7}, r"weights \(196, 8, 3\) do not match the card .* \(196, 7, 3\)"),
+        ({"arch": "gnubg5"}, r"a gnubg5 net on the .tesauro. encoding has .* = \(196, 8, 5\)"),
+        ({"arch": "symmetric"}, r"do not match the card"),
+        ({"arch": "resnet"}, r"unknown architecture 'resnet'"),
+        ({"encoding": "contact"}, r"do not match the card"),
+        ({"encoding": "gnubg"}, r"unknown encoding 'gnubg'"),
+    ],
+)
 def test_card_that_does_not_match_the_weights(tmp_path, changes, message):
     path, card_path, card = saved_net(tmp_path)
     edit_card(card_path, card, **changes)
@@ -230,17 +249,21 @@ def test_unknown_architecture_to_create():
 
 # ---- equity ----------------------------------------------------------------------
 
-@pytest.mark.parametrize("probs, equity", [
-    ([1, 0, 0, 0, 0], 1.0),
-    ([0, 0, 0, 0, 0], -1.0),
-    ([1, 1, 0, 0, 0], 2.0),
-    ([1, 1, 1, 0, 0], 3.0),
-    ([0, 0, 0, 1, 0], -2.0),
-    ([0, 0, 0, 1, 1], -3.0),
-    ([0.5, 0, 0, 0, 0], 0.0),
-    ([0.5, 0.1, 0.02, 0.08, 0.01], 0.03),
-    ([0.6, 0.2, 0.0, 0.2, 0.0], 0.2),
-])
+
+@pytest.mark.parametrize(
+    "probs, equity",
+    [
+        ([1, 0, 0, 0, 0], 1.0),
+        ([0, 0, 0, 0, 0], -1.0),
+        ([1, 1, 0, 0, 0], 2.0),
+        ([1, 1, 1, 0, 0], 3.0),
+        ([0, 0, 0, 1, 0], -2.0),
+        ([0, 0, 0, 1, 1], -3.0),
+        ([0.5, 0, 0, 0, 0], 0.0),
+        ([0.5, 0.1, 0.02, 0.08, 0.01], 0.03),
+        ([0.6, 0.2, 0.0, 0.2, 0.0], 0.2),
+    ],
+)
 def test_equity_of_known_probabilities(probs, equity):
     assert equity_of(np.array(probs, np.float32)) == pytest.approx(equity, abs=1e-6)
 

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from board_builder import make_board
 
 import nets.player
-from board_builder import make_board
-from engine.players.agent import Agent
-from engine.rollout.duel import run_duel
 from engine.eval.evaluator import Evaluator, net_choose
-from engine.rules.moves import MoveBuffers, generate_moves
 from engine.eval.net import Net
+from engine.players.agent import Agent
 from engine.players.registry import NetPlayer, PlayerSpecError, make_player
+from engine.rollout.duel import run_duel
 from engine.rollout.selfplay_sample import sample_positions
+from engine.rules.moves import MoveBuffers, generate_moves
 
 
 def tiny_net(arch: str = "tesauro3", encoding: str = "tesauro", seed: int = 0) -> Net:
@@ -65,8 +65,9 @@ def reference_choice(evaluator: Evaluator, candidates: np.ndarray) -> int:
     return int(np.argmax(equities))
 
 
-@pytest.mark.parametrize("arch, encoding", [("tesauro3", "tesauro"), ("gnubg5", "contact"),
-                                            ("symmetric", "tesauro-turn")])
+@pytest.mark.parametrize(
+    "arch, encoding", [("tesauro3", "tesauro"), ("gnubg5", "contact"), ("symmetric", "tesauro-turn")]
+)
 def test_kernel_choice_is_the_argmax_of_move_equities(arch, encoding):
     evaluator = Evaluator(tiny_net(arch, encoding, seed=2), tiny_net("tesauro3", "race", seed=3))
     player = NetPlayer(evaluator)
@@ -88,10 +89,10 @@ def test_move_equities_are_the_negated_opponent_view():
             if cand[0].sum() == 0:
                 continue
             opponent = evaluator.probabilities(cand[::-1].copy())
-            np.testing.assert_allclose(mover, [1 - opponent[0], opponent[3], opponent[4], opponent[1],
-                                               opponent[2]], atol=1e-6)
-            assert equity == pytest.approx(2 * mover[0] - 1 + mover[1] - mover[3] + mover[2] - mover[4],
-                                           abs=1e-5)
+            np.testing.assert_allclose(
+                mover, [1 - opponent[0], opponent[3], opponent[4], opponent[1], opponent[2]], atol=1e-6
+            )
+            assert equity == pytest.approx(2 * mover[0] - 1 + mover[1] - mover[3] + mover[2] - mover[4], abs=1e-5)
 
 
 # the mover bears off its last checkers with some rolls but has other moves too
@@ -126,6 +127,7 @@ def test_the_pessimistic_net_would_decline_the_win_on_equities_alone():
 
 
 # ---- spec errors -----------------------------------------------------------------
+
 
 def test_unknown_net_lists_the_shipped_nets(tmp_path, monkeypatch):
     shipped = tmp_path / "shipped"
@@ -192,8 +194,13 @@ def test_a_worker_knows_net_specs_from_the_registry_it_is_handed():
 
     from engine.players.registry import registered_players
 
-    child = subprocess.run([sys.executable, "-c", FRESH_WORKER], input=pickle.dumps(registered_players()),
-                           capture_output=True, cwd=Path(__file__).resolve().parents[1], timeout=300)
+    child = subprocess.run(
+        [sys.executable, "-c", FRESH_WORKER],
+        input=pickle.dumps(registered_players()),
+        capture_output=True,
+        cwd=Path(__file__).resolve().parents[1],
+        timeout=300,
+    )
     assert child.returncode == 0, child.stderr.decode()[-2000:]
     # the engine alone does not know where nets live; the registry it receives does
     assert child.stdout.decode().split() == ["unknown:", "True", "net:default@1", "True"]

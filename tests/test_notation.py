@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
+import gnubg_cli
 import gnubg_nn
 import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from strategies import boards, dice, random_board
 
-import gnubg_cli
 from engine.rules.ids import position_key
 from engine.rules.notation import NotationError, format_fibs, format_gnubg, parse_fibs, parse_gnubg
 from engine.rules.position import Position
-from strategies import boards, dice, random_board
 
 OPENING = Position.initial().board
 
@@ -294,8 +294,11 @@ def test_parse_fibs_rejects_garbage(text, direction):
 
 
 single_steps = st.one_of(
-    st.integers(1, 25).flatmap(lambda a: st.tuples(st.just(a), st.integers(max(1, a - 6), a - 1))
-                               if a > 1 else st.tuples(st.just(a), st.just(0))),
+    st.integers(1, 25).flatmap(
+        lambda a: (
+            st.tuples(st.just(a), st.integers(max(1, a - 6), a - 1)) if a > 1 else st.tuples(st.just(a), st.just(0))
+        )
+    ),
     st.integers(1, 6).map(lambda a: (a, 0)),
 )
 

@@ -64,18 +64,30 @@ def test_counts_follow_the_rules(matches):
         assert len(legal_moves(Position(board_from_position_id(d.position_id)), *d.dice)) == 1
     overall = analysis.stats[1]
     assert overall.overall_rate == pytest.approx(
-        1000 * (overall.chequer_error + overall.cube_error) / (overall.unforced + overall.close_cube))
+        1000 * (overall.chequer_error + overall.cube_error) / (overall.unforced + overall.close_cube)
+    )
 
 
 def _gnubg_counts(path) -> dict:
-    commands = ["set player 0 human", "set player 1 human", f"import mat {path}",
-                "set analysis chequerplay evaluation plies 0", "set analysis cubedecision evaluation plies 0",
-                "analyse match", "show statistics match"]
+    commands = [
+        "set player 0 human",
+        "set player 1 human",
+        f"import mat {path}",
+        "set analysis chequerplay evaluation plies 0",
+        "set analysis cubedecision evaluation plies 0",
+        "analyse match",
+        "show statistics match",
+    ]
     with tempfile.NamedTemporaryFile("w", suffix=".gnubg") as script:
         script.write("\n".join(commands) + "\n")
         script.flush()
-        out = subprocess.run([str(GNUBG), "-t", "-q", "-r", "-c", script.name], stdin=subprocess.DEVNULL,
-                             capture_output=True, text=True, timeout=120).stdout
+        out = subprocess.run(
+            [str(GNUBG), "-t", "-q", "-r", "-c", script.name],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        ).stdout
     counts = {}
     for line in out.splitlines():
         for label in ("Total moves", "Unforced moves", "Total cube decisions"):
@@ -103,8 +115,9 @@ def test_queue_takes_marked_decisions_once(tmp_path):
     marked = sum(1 for d in result["decisions"] if d["mark"])
     assert result["queued"] == marked > 0
     db = sqlite3.connect(data_dir / "queue.sqlite")
-    rows = db.execute("SELECT kind, choice_ply0, choice_search, match_ref FROM disagreements "
-                      "WHERE net_version LIKE 'analyse:%'").fetchall()
+    rows = db.execute(
+        "SELECT kind, choice_ply0, choice_search, match_ref FROM disagreements WHERE net_version LIKE 'analyse:%'"
+    ).fetchall()
     assert len(rows) == marked and all(r[3] == mat.name and r[1] != r[2] for r in rows)
     assert queue_errors(data_dir / "queue.sqlite", Analyser(AGENT, 0).analyse(read_mat(mat))) == 0
     assert mat.name in load_analyses(data_dir)  # kept for the report

@@ -33,9 +33,15 @@ def test_reads_left_right_entries_cube_actions_and_the_winner():
     assert match.length == 3 and match.players == ("alice", "bob")
     actions = [(a.kind, a.player, a.dice, a.text, a.value) for a in match.games[0].actions]
     assert actions == [
-        ("move", 1, (3, 1), "8/5 6/5", 0), ("move", 0, (6, 4), "24/18 13/9", 0), ("double", 1, None, "", 2),
-        ("take", 0, None, "", 0), ("move", 1, (5, 5), "13/8 13/8 8/3 8/3", 0), ("move", 0, (6, 6), "", 0),
-        ("move", 1, (2, 1), "6/5 24/22", 0), ("double", 0, None, "", 4), ("drop", 1, None, "", 0),
+        ("move", 1, (3, 1), "8/5 6/5", 0),
+        ("move", 0, (6, 4), "24/18 13/9", 0),
+        ("double", 1, None, "", 2),
+        ("take", 0, None, "", 0),
+        ("move", 1, (5, 5), "13/8 13/8 8/3 8/3", 0),
+        ("move", 0, (6, 6), "", 0),
+        ("move", 1, (2, 1), "6/5 24/22", 0),
+        ("double", 0, None, "", 4),
+        ("drop", 1, None, "", 0),
         ("win", 0, None, "", 2),
     ]
     assert match.final_score == (2, 0)
@@ -47,12 +53,18 @@ def test_a_dance_that_could_have_moved_is_an_error_naming_the_line():
         list(replay_turns(match))
 
 
-@pytest.mark.parametrize("text, message", [
-    ("hello\n", "no ' N point match' line"),
-    (" 3 point match\n Game 1\n alice : 0\n", "expected 'NAME : SCORE"),
-    (" 3 point match\n Game 1\n a : 0   b : 0\n  1) 31: 8/5 6/5   42: 8/4 6/4   11: 6/5\n", "more than two entries"),
-    (" 3 point match\n Game 1\n a : 0   b : 0\n  1) Doubles => x\n", "expected 'Doubles => N'"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("hello\n", "no ' N point match' line"),
+        (" 3 point match\n Game 1\n alice : 0\n", "expected 'NAME : SCORE"),
+        (
+            " 3 point match\n Game 1\n a : 0   b : 0\n  1) 31: 8/5 6/5   42: 8/4 6/4   11: 6/5\n",
+            "more than two entries",
+        ),
+        (" 3 point match\n Game 1\n a : 0   b : 0\n  1) Doubles => x\n", "expected 'Doubles => N'"),
+    ],
+)
 def test_unreadable_files_get_one_line_errors(text, message):
     with pytest.raises(MatFileError, match=message) as info:
         parse_mat(text)
@@ -61,8 +73,7 @@ def test_unreadable_files_get_one_line_errors(text, message):
 
 def test_an_illegal_move_is_reported_with_its_line(tmp_path):
     path = tmp_path / "bad.mat"
-    path.write_text(" 1 point match\n\n Game 1\n a : 0                          b : 0\n"
-                    "  1) 51: 24/19 6/5\n")
+    path.write_text(" 1 point match\n\n Game 1\n a : 0                          b : 0\n  1) 51: 24/19 6/5\n")
     with pytest.raises(MatFileError, match=r"bad.mat:5: "):
         list(replay_turns(read_mat(path)))
 

@@ -19,8 +19,9 @@ def report(tmp_path_factory):
     pytest.importorskip("matplotlib")
     root = tmp_path_factory.mktemp("report")
     data_dir = make_data_dir(root / "data", matches=2)
-    code, out, err = run_cli(["report", "--data-dir", str(data_dir), "--out", str(root / "out"),
-                              "--analyse", "2", "--ply", "0"])
+    code, out, err = run_cli(
+        ["report", "--data-dir", str(data_dir), "--out", str(root / "out"), "--analyse", "2", "--ply", "0"]
+    )
     assert code == 0, err
     return data_dir, root / "out", out
 
@@ -42,8 +43,11 @@ def test_the_worst_decisions_are_listed_with_their_ids(report):
     page = (out_dir / "index.html").read_text()
     analyses = load_analyses(data_dir)
     assert len(analyses) == 2
-    ours = sorted((d for a in analyses.values() for d in a.decisions if d.player == 0 and d.loss > 0),
-                  key=lambda d: (d.cost, d.loss), reverse=True)
+    ours = sorted(
+        (d for a in analyses.values() for d in a.decisions if d.player == 0 and d.loss > 0),
+        key=lambda d: (d.cost, d.loss),
+        reverse=True,
+    )
     assert ours and f"{ours[0].position_id}:{ours[0].match_id}" in page
     ours_table = page.split("Our worst decisions")[1].split("worst decisions")[0]
     assert ours_table.count("<tr>") == min(15, len(ours)) + 1
@@ -109,17 +113,25 @@ def test_a_loss_that_would_read_0_000_is_not_among_the_worst_decisions():
     def decision(number, loss):
         return Decision(1, number, 0, "move", "pos", "match", "13/9", "24/20", loss, loss / 2, "")
 
-    analysis = MatchAnalysis("m.mat", ("fibsbot", "oppo"), 3, (3, 1), 0, "default",
-                             [decision(1, 0.0004), decision(2, 0.0005), decision(3, 0.07)],
-                             (PlayerStats("fibsbot"), PlayerStats("oppo")))
+    analysis = MatchAnalysis(
+        "m.mat",
+        ("fibsbot", "oppo"),
+        3,
+        (3, 1),
+        0,
+        "default",
+        [decision(1, 0.0004), decision(2, 0.0005), decision(3, 0.07)],
+        (PlayerStats("fibsbot"), PlayerStats("oppo")),
+    )
     assert [d.number for _, d in _worst([analysis], True, 15)] == [3, 2]
 
 
 def test_one_match_is_counted_in_the_singular(tmp_path):
     pytest.importorskip("matplotlib")
     data_dir = make_data_dir(tmp_path / "data", matches=1)
-    code, out, err = run_cli(["report", "--data-dir", str(data_dir), "--out", str(tmp_path / "out"),
-                              "--analyse", "1", "--ply", "0"])
+    code, out, err = run_cli(
+        ["report", "--data-dir", str(data_dir), "--out", str(tmp_path / "out"), "--analyse", "1", "--ply", "0"]
+    )
     page = (tmp_path / "out" / "index.html").read_text()
     assert code == 0, err
     assert ", 1 match analysed now)" in out and "<p>1 match analysed (0-ply)" in page

@@ -32,8 +32,10 @@ def test_totals_match_the_recorded_matches(data_dir):
     from fibsbot.records.journal import MatchJournal
 
     journals = [json.loads(p.read_text()) for p in (data_dir / "matches").glob("*.journal.json")]
-    finals = [MatchJournal(data_dir / "matches" / "x.journal.json", j["header"], j["actions"]).recorder.score
-              for j in journals]
+    finals = [
+        MatchJournal(data_dir / "matches" / "x.journal.json", j["header"], j["actions"]).recorder.score
+        for j in journals
+    ]
     status = status_json(data_dir)
     totals = status["totals"]
     assert totals["matches"] == 3 == totals["won"] + totals["lost"]

@@ -22,10 +22,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.rules.notation import format_gnubg
-from engine.rollout.parallel import RAY_INSTALL_HINT, ParallelBackendError, map_chunks, split_range
-from engine.rules.position import Position
 from engine.rollout.cubeless import rollout_moves, rollout_position
+from engine.rollout.parallel import RAY_INSTALL_HINT, ParallelBackendError, map_chunks, split_range
+from engine.rules.notation import format_gnubg
+from engine.rules.position import Position
 from nets.player import load_agent
 from nets.train.labels import label_parallel, selfplay_games, selfplay_parallel, selfplay_positions
 
@@ -41,8 +41,22 @@ RAY_TIMEOUT = 240  # seconds for the whole Ray child process, start to shutdown
 def cli_rollout_json(extra: list[str]) -> str:
     from fibsbot.cli import main
 
-    argv = ["rollout", "--position-id", INITIAL_ID, "--dice", "3", "1", "--games", "12", "--candidates", "2",
-            "--seed", str(SEED), "--json", *extra]
+    argv = [
+        "rollout",
+        "--position-id",
+        INITIAL_ID,
+        "--dice",
+        "3",
+        "1",
+        "--games",
+        "12",
+        "--candidates",
+        "2",
+        "--seed",
+        str(SEED),
+        "--json",
+        *extra,
+    ]
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         code = main(argv)
@@ -56,15 +70,15 @@ def run_everything(workers: int, ray_address: str | None) -> dict[str, np.ndarra
     common = dict(spec=SPEC, seed=SEED, workers=workers, ray_address=ray_address)
     position = rollout_position(board, GAMES, **common)
     moves = rollout_moves(board, 6, 2, GAMES, candidates=3, **common)
-    positions = selfplay_parallel(SPEC, SELFPLAY_GAMES, seed=SEED, explore=0.1, workers=workers,
-                                  ray_address=ray_address)
+    positions = selfplay_parallel(
+        SPEC, SELFPLAY_GAMES, seed=SEED, explore=0.1, workers=workers, ray_address=ray_address
+    )
     labels = label_parallel(SPEC, positions[::8], 1, workers, ray_address=ray_address)
     cli = cli_rollout_json(["--workers", str(workers)] + (["--ray", ray_address] if ray_address else []))
     return {
         "rollout_equities": position.equities,
         "rollout_probs": np.array(position.probs + position.probs_stderr),
-        "moves": np.array([[r["equity"], r["equity_stderr"], r["diff"], r["diff_stderr"], *r["probs"]]
-                           for r in moves]),
+        "moves": np.array([[r["equity"], r["equity_stderr"], r["diff"], r["diff_stderr"], *r["probs"]] for r in moves]),
         "move_texts": np.array([format_gnubg(board, r["steps"]) for r in moves]),
         "selfplay": positions,
         "labels": labels,
@@ -103,8 +117,14 @@ def test_ray_gives_the_same_results(in_process, tmp_path):
     pytest.importorskip("ray", reason=f"Ray is not installed ({RAY_INSTALL_HINT}); the Ray backend is optional")
     out = tmp_path / "ray.npz"
     start = time.monotonic()
-    child = subprocess.run([sys.executable, __file__, str(out)], cwd=REPO, capture_output=True, text=True,
-                           timeout=RAY_TIMEOUT, env=_child_env())
+    child = subprocess.run(
+        [sys.executable, __file__, str(out)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=RAY_TIMEOUT,
+        env=_child_env(),
+    )
     assert child.returncode == 0, f"Ray child failed after {time.monotonic() - start:.0f} s:\n{child.stderr[-4000:]}"
     with np.load(out) as saved:
         got = {key: saved[key] for key in saved.files}
@@ -128,7 +148,7 @@ def test_selfplay_games_never_drops_positions_of_a_long_game():
     # the fixed-size buffer of selfplay_positions is at most 240 here; a growing one
     # must hold the same prefix and never be shorter
     capped = selfplay_positions(agent, 2, seed=11, explore=0.1)
-    assert len(every) >= len(capped) and np.array_equal(every[:len(capped)], capped)
+    assert len(every) >= len(capped) and np.array_equal(every[: len(capped)], capped)
 
 
 @given(st.integers(0, 400), st.integers(1, 40))
@@ -188,15 +208,19 @@ def _task_pid(_task: int) -> int:
 def _ray_child(out: str) -> None:
     """Start a small local Ray, run everything through it, save the results, stop Ray."""
     import os
+    import tempfile
 
     import ray
 
-    import tempfile
-
     # a short private session folder (Unix socket paths are limited to ~107 characters)
     with tempfile.TemporaryDirectory(prefix="fibsray-", ignore_cleanup_errors=True) as temp_dir:
-        ray.init(num_cpus=2, include_dashboard=False, object_store_memory=100 * 1024 * 1024, log_to_driver=False,
-                 _temp_dir=temp_dir)
+        ray.init(
+            num_cpus=2,
+            include_dashboard=False,
+            object_store_memory=100 * 1024 * 1024,
+            log_to_driver=False,
+            _temp_dir=temp_dir,
+        )
         try:
             results = run_everything(workers=1, ray_address="local")  # Ray is up: the address only selects it
             results["task_pids"] = np.array(map_chunks(_task_pid, [(k,) for k in range(4)], ray_address="local"))

@@ -91,12 +91,24 @@ CONFIG = dict(player="net:default@0", length=3, gnubg_plies=0, analysis_plies=0,
 
 
 def fake_match(script, config, index: int, winner: str = "ours") -> dict:
-    figures = {"unforced_moves": 20, "chequer_errors": 1, "chequer_error_total_emg": 0.02,
-               "cube_decisions": 4, "cube_errors": 0, "cube_error_total_emg": 0.0}  # fmt: skip
-    return {"config": script.asdict(config), "index": index, "winner": winner,
-            "score": {"ours": 3 if winner == "ours" else 1, "gnubg": 3 if winner == "gnubg" else 0},
-            "analysis": {"ours": figures, "gnubg": figures},
-            "wall_s": 1.0, "play_s": 0.5, "analysis_s": 0.2}  # fmt: skip
+    figures = {
+        "unforced_moves": 20,
+        "chequer_errors": 1,
+        "chequer_error_total_emg": 0.02,
+        "cube_decisions": 4,
+        "cube_errors": 0,
+        "cube_error_total_emg": 0.0,
+    }
+    return {
+        "config": script.asdict(config),
+        "index": index,
+        "winner": winner,
+        "score": {"ours": 3 if winner == "ours" else 1, "gnubg": 3 if winner == "gnubg" else 0},
+        "analysis": {"ours": figures, "gnubg": figures},
+        "wall_s": 1.0,
+        "play_s": 0.5,
+        "analysis_s": 0.2,
+    }
 
 
 class FakePlayer:
@@ -126,17 +138,28 @@ def test_statistics_give_each_sides_chequer_and_cube_figures():
     ratings = (ours["chequer_rating"], ours["cube_rating"], ours["overall_rating"])
     assert ratings == ("Advanced", "Intermediate", "Advanced")
     assert (ours["cube_total_decisions"], ours["cube_decisions"], ours["doubles"], ours["takes"], ours["passes"]) == (
-        7, 4, 1, 0, 0)  # fmt: skip
+        7,
+        4,
+        1,
+        0,
+        0,
+    )
     assert ours["cube_errors"] == 2  # the two missed doubles below the cash point
     assert ours["cube_error_total_emg"] == pytest.approx(0.049)
     assert ours["cube_error_rate_memg"] == pytest.approx(12.3)
     assert (ours["overall_error_rate_memg"], ours["fibs_rating"]) == pytest.approx((10.3, 1870.4))
     # gnubg's rates are its totals (to 0.001 EMG) over unforced moves and close cube decisions (to 0.1 mEMG)
-    for total, decisions, rate in (("chequer_error_total_emg", "unforced_moves", 9.9),
-                                   ("cube_error_total_emg", "cube_decisions", 12.3)):  # fmt: skip
+    for total, decisions, rate in (
+        ("chequer_error_total_emg", "unforced_moves", 9.9),
+        ("cube_error_total_emg", "cube_decisions", 12.3),
+    ):
         assert 1000 * ours[total] / ours[decisions] == pytest.approx(rate, abs=0.05 + 0.5 / ours[decisions])
     assert (gnubg["unforced_moves"], gnubg["cube_total_decisions"], gnubg["cube_decisions"], gnubg["takes"]) == (
-        22, 26, 14, 1)  # fmt: skip
+        22,
+        26,
+        14,
+        1,
+    )
     assert (gnubg["chequer_errors"], gnubg["cube_errors"]) == (0, 0)
     assert gnubg["chequer_error_total_emg"] == gnubg["cube_error_rate_memg"] == 0
     assert (gnubg["chequer_rating"], gnubg["fibs_rating"]) == ("Supernatural", 2050.0)
@@ -144,8 +167,11 @@ def test_statistics_give_each_sides_chequer_and_cube_figures():
 
 def test_statistics_are_read_between_the_markers_of_gnubg_output():
     script = load_script()
-    stdout = ("root wins a gammon and 4 points.\nNew matches default to 7 points.\n" + STATISTICS
-              + "\nNew matches default to 7 points.\nPlayer 0:\n  Name: gnubg\n")  # fmt: skip
+    stdout = (
+        "root wins a gammon and 4 points.\nNew matches default to 7 points.\n"
+        + STATISTICS
+        + "\nNew matches default to 7 points.\nPlayer 0:\n  Name: gnubg\n"
+    )
     block = script.statistics_block(stdout)
     assert block.strip() == STATISTICS.strip()
     with pytest.raises(script.MatchError, match="no match statistics"):
@@ -161,9 +187,11 @@ def test_statistics_without_a_cube_section_are_refused():
 
 def test_the_match_record_gives_the_winner_and_each_sides_points():
     script = load_script()
-    games = [{"info": {"winner": "X", "points-won": 1, "resigned": False}},
-             {"info": {"winner": "O", "points-won": 2, "resigned": False}},
-             {"info": {"winner": "O", "points-won": 4, "resigned": True}}]  # fmt: skip
+    games = [
+        {"info": {"winner": "X", "points-won": 1, "resigned": False}},
+        {"info": {"winner": "O", "points-won": 2, "resigned": False}},
+        {"info": {"winner": "O", "points-won": 4, "resigned": True}},
+    ]
     result = script.match_result({"games": games}, length=5)
     assert result["winner"] == "ours" and result["score"] == {"ours": 6, "gnubg": 1}
     assert [g["resigned"] for g in result["games"]] == [False, False, True]
@@ -247,8 +275,11 @@ def test_the_summary_gives_the_win_rate_and_error_rates_with_standard_errors():
     matches = [fake_match(script, config, i, winner) for i, winner in enumerate(["ours", "ours", "gnubg", "ours"])]
     chequer_rates = [1.0, 2.0, 0.0, 3.0]  # mEMG a move, each over 50 unforced moves
     for match, rate in zip(matches, chequer_rates):
-        match["analysis"]["ours"] = {**match["analysis"]["ours"], "unforced_moves": 50,
-                                     "chequer_error_total_emg": rate * 50 / 1000}  # fmt: skip
+        match["analysis"]["ours"] = {
+            **match["analysis"]["ours"],
+            "unforced_moves": 50,
+            "chequer_error_total_emg": rate * 50 / 1000,
+        }
     summary = script.summarise(config, matches)
     assert (summary["matches"], summary["wins"], summary["points_for"], summary["points_against"]) == (4, 3, 10, 3)
     assert summary["win_rate"] == 0.75
@@ -285,8 +316,23 @@ def test_a_summary_of_no_matches_says_so():
 def test_a_one_point_match_against_gnubg_is_played_analysed_and_saved(tmp_path, capsys):
     require_gnubg()
     script = load_script()
-    argv = ["--player", "net:default@0", "--matches", "1", "--length", "1", "--gnubg-plies", "0",
-            "--analysis-plies", "0", "--seed", "3", "--out", str(tmp_path), "--json"]  # fmt: skip
+    argv = [
+        "--player",
+        "net:default@0",
+        "--matches",
+        "1",
+        "--length",
+        "1",
+        "--gnubg-plies",
+        "0",
+        "--analysis-plies",
+        "0",
+        "--seed",
+        "3",
+        "--out",
+        str(tmp_path),
+        "--json",
+    ]
     assert script.main(argv) == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["matches"] == 1 and summary["failed"] == 0

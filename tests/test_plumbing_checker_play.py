@@ -15,9 +15,9 @@ import random
 import numpy as np
 import pytest
 
+from engine.cube.met import MET_PATH
 from engine.players.agent import MONEY_WEIGHTS, gammon_weights
 from engine.rules.ids import MatchState, match_state_from_id
-from engine.cube.met import MET_PATH
 from engine.rules.moves import legal_moves
 from engine.rules.position import Position
 from fibsbot.external import read_request
@@ -56,36 +56,41 @@ def table_weights(away_me: int, away_them: int, cube: int) -> tuple[float, float
 
 
 def state_at(away_me: int, away_them: int, *, length: int = 7, cube: int = 1, crawford: bool = False) -> MatchState:
-    return MatchState(match_length=length, score=(length - away_me, length - away_them), cube=cube,
-                      crawford=crawford)  # fmt: skip
+    return MatchState(match_length=length, score=(length - away_me, length - away_them), cube=cube, crawford=crawford)
 
 
-@pytest.mark.parametrize("state, expected", [
-    # 2-away against 1-away after the Crawford game: a single win only reaches double
-    # match point, a gammon wins the match; the leader's gammons are worth nothing
-    (state_at(2, 1), (2.0, 0.0, 0.0, 0.0)),
-    (state_at(1, 2), (0.0, 0.0, 2.0, 0.0)),
-    (state_at(2, 1, cube=2), (0.0, 0.0, 0.0, 0.0)),  # the trailer's 2-cube wins the match either way
-    (state_at(1, 1), (0.0, 0.0, 0.0, 0.0)),  # double match point
-    (MatchState(jacoby=False), MONEY_WEIGHTS),
-    (MatchState(cube=4, cube_owner=1), MONEY_WEIGHTS),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "state, expected",
+    [
+        # 2-away against 1-away after the Crawford game: a single win only reaches double
+        # match point, a gammon wins the match; the leader's gammons are worth nothing
+        (state_at(2, 1), (2.0, 0.0, 0.0, 0.0)),
+        (state_at(1, 2), (0.0, 0.0, 2.0, 0.0)),
+        (state_at(2, 1, cube=2), (0.0, 0.0, 0.0, 0.0)),  # the trailer's 2-cube wins the match either way
+        (state_at(1, 1), (0.0, 0.0, 0.0, 0.0)),  # double match point
+        (MatchState(jacoby=False), MONEY_WEIGHTS),
+        (MatchState(cube=4, cube_owner=1), MONEY_WEIGHTS),
+    ],
+)
 def test_gammon_prices_at_scores_where_they_follow_from_the_rules(state, expected):
     assert gammon_weights(state) == pytest.approx(expected)
     if not state.is_money:
         assert table_weights(*(state.match_length - s for s in state.score), state.cube) == pytest.approx(expected)
 
 
-@pytest.mark.parametrize("away_me, away_them, cube, crawford", [
-    (1, 4, 1, True),  # the Crawford game, we lead
-    (4, 1, 1, True),  # the Crawford game, we trail
-    (1, 3, 1, False),  # post-Crawford, we lead
-    (3, 1, 2, False),  # post-Crawford, we trail with the cube on 2
-    (5, 4, 2, False),  # before the Crawford game, our 2-cube
-    (3, 5, 1, False),
-    (2, 2, 1, False),
-    (7, 7, 1, False),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "away_me, away_them, cube, crawford",
+    [
+        (1, 4, 1, True),  # the Crawford game, we lead
+        (4, 1, 1, True),  # the Crawford game, we trail
+        (1, 3, 1, False),  # post-Crawford, we lead
+        (3, 1, 2, False),  # post-Crawford, we trail with the cube on 2
+        (5, 4, 2, False),  # before the Crawford game, our 2-cube
+        (3, 5, 1, False),
+        (2, 2, 1, False),
+        (7, 7, 1, False),
+    ],
+)
 def test_gammon_prices_are_the_match_equity_tables(away_me, away_them, cube, crawford):
     state = state_at(away_me, away_them, cube=cube, crawford=crawford)
     assert gammon_weights(state) == pytest.approx(table_weights(away_me, away_them, cube), abs=1e-9)
@@ -111,7 +116,8 @@ def test_every_interface_hands_checker_play_the_gammon_prices_of_the_score():
     for state in (read_request(lead.line).state, handed_by_hint(lead.position_id, lead.match_id)):
         assert gammon_weights(state) == pytest.approx(table_weights(1, 4, 1))
     assert gammon_weights(handed_by_clip(CLIP_LINES["post-Crawford, we lead"][0])) == pytest.approx(
-        table_weights(1, 5, 1))
+        table_weights(1, 5, 1)
+    )
     cube = GNUBG_REQUESTS["our cube, we trail, rolled"]
     moving = as_player0(match_state_from_id(cube.match_id), 1)
     for state in (read_request(cube.line).state, moving):
@@ -125,8 +131,14 @@ def cubeless_mwc(probs, away_me: int, away_them: int) -> float:
     """MWC of the mover if the game is played out: its five probabilities on the table."""
     win, win_g, win_bg, lose_g, lose_bg = probs
     wins, losses = outcome_mwcs(away_me, away_them, 1)
-    return ((win - win_g) * wins[0] + (win_g - win_bg) * wins[1] + win_bg * wins[2]
-            + (1 - win - lose_g) * losses[0] + (lose_g - lose_bg) * losses[1] + lose_bg * losses[2])  # fmt: skip
+    return (
+        (win - win_g) * wins[0]
+        + (win_g - win_bg) * wins[1]
+        + win_bg * wins[2]
+        + (1 - win - lose_g) * losses[0]
+        + (lose_g - lose_bg) * losses[1]
+        + lose_bg * losses[2]
+    )
 
 
 def money_equity(probs) -> float:
@@ -159,8 +171,8 @@ def one_ply_agent():
 @pytest.fixture(scope="module")
 def interpreted_agent():
     """0-ply through the interpreted evaluator (the path taken before the kernels compile)."""
-    from engine.players.agent import Agent
     from engine.eval.evaluator import Evaluator
+    from engine.players.agent import Agent
     from nets.player import resolve_net_path
 
     return Agent(Evaluator.load(resolve_net_path("default")), ply=0, search_ready=False)
@@ -169,7 +181,8 @@ def interpreted_agent():
 @pytest.mark.parametrize("agent_fixture, count", [("interpreted_agent", 14), ("one_ply_agent", 40)])
 @pytest.mark.parametrize("away_me, away_them", [(1, 3), (3, 1)])
 def test_in_the_crawford_game_the_move_chosen_maximises_match_winning_chance(
-        request, agent_fixture, count, away_me, away_them):  # fmt: skip
+    request, agent_fixture, count, away_me, away_them
+):
     """No cube in the Crawford game: the best move is the one of the highest cubeless MWC
     at the score, which often is not the best move for money."""
     agent = request.getfixturevalue(agent_fixture)
@@ -194,4 +207,3 @@ def test_at_double_match_point_the_move_chosen_maximises_winning_chance(one_ply_
         choice = one_ply_agent.choose_move(board, *dice, state)
         deepest = [move for move in choice.ranked if move.ply == choice.ranked[0].ply]
         assert choice.probs[0] == pytest.approx(max(move.probs[0] for move in deepest), abs=1e-6)
-

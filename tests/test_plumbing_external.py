@@ -57,7 +57,12 @@ def test_the_expected_states_are_gnubgs_own_match_ids(name):
     gnubg = as_player0(match_state_from_id(recorded.match_id), recorded.seat)
     expected = recorded.expected
     assert (gnubg.score, gnubg.match_length, gnubg.cube, gnubg.cube_owner, gnubg.crawford) == (
-        expected.score, expected.length, expected.cube, expected.owner, expected.crawford)
+        expected.score,
+        expected.length,
+        expected.cube,
+        expected.owner,
+        expected.crawford,
+    )
     assert gnubg.doubled == (expected.kind == "take")
     assert read_request(recorded.line).seat == recorded.seat
 

@@ -38,7 +38,11 @@ def assert_same_request(seen: tuple, name: str) -> None:
     assert_state(state, expected)
     ext_kind, ext_board, ext_state, _ = by_external(name)
     assert np.array_equal(board, ext_board)
-    assert (state.on_roll, state.to_decide, state.doubled) == (ext_state.on_roll, ext_state.to_decide, ext_state.doubled)
+    assert (state.on_roll, state.to_decide, state.doubled) == (
+        ext_state.on_roll,
+        ext_state.to_decide,
+        ext_state.doubled,
+    )
 
 
 @pytest.mark.parametrize("name", list(GNUBG_REQUESTS))

@@ -68,8 +68,9 @@ def test_refusal_explanations_are_rate_limited():
 
 
 def test_a_tell_gets_a_polite_bot_reply_listing_the_commands():
-    (reply,) = policy(min_length=1, max_length=5).on_tell(Says(name="bob", text="hi there"), now=0,
-                                                         status=lambda: "idle")  # fmt: skip
+    (reply,) = policy(min_length=1, max_length=5).on_tell(
+        Says(name="bob", text="hi there"), now=0, status=lambda: "idle"
+    )
     assert reply.text.startswith("tell bob Hi, I am gammonbot, a backgammon bot")
     assert "1 to 5 point matches" in reply.text and "invite gammonbot 5" in reply.text
     assert "help" in reply.text and "Admin" not in reply.text
@@ -91,17 +92,21 @@ def test_replies_are_rate_limited_per_player_and_overall():
 def test_admin_commands_only_from_admins():
     p = policy(admins=frozenset({"root"}))
     assert p.on_tell(Says(name="root", text="invite alice 5"), now=0, status=str) == [
-        Send("invite alice 5"), Send("tell root Inviting alice to a 5 point match.")]
+        Send("invite alice 5"),
+        Send("tell root Inviting alice to a 5 point match."),
+    ]
     assert p.on_tell(Says(name="root", text="invite alice"), now=0, status=str)[0] == Send("invite alice")
     assert p.on_tell(Says(name="root", text="status"), now=0, status=lambda: "playing bob\r\nmore") == [
-        Send("tell root playing bob more")]  # one line, whatever the status says
+        Send("tell root playing bob more")
+    ]  # one line, whatever the status says
     stranger = p.on_tell(Says(name="mallory", text="invite alice 5"), now=0, status=str)
     assert all(not c.text.startswith("invite") for c in stranger)
     assert stranger and stranger[0].text.startswith("tell mallory Hi, I am gammonbot")
 
 
-@pytest.mark.parametrize("text", ["invite alice 0", "invite alice 500", "invite al;ice 5",
-                                  "invite alice 5 extra", "invite"])
+@pytest.mark.parametrize(
+    "text", ["invite alice 0", "invite alice 500", "invite al;ice 5", "invite alice 5 extra", "invite"]
+)
 def test_bad_admin_invites_get_usage_not_commands(text):
     replies = policy(admins=frozenset({"root"})).on_tell(Says(name="root", text=text), now=0, status=str)
     assert len(replies) == 1 and replies[0].text.startswith("tell root Usage: invite NAME")
@@ -120,8 +125,20 @@ def test_settings_are_checked():
 def who(name: str, *, ready: bool = True, away: bool = False, opponent: str | None = None):
     from fibsbot.protocol.events import WhoInfo
 
-    return WhoInfo(name=name, opponent=opponent, watching=None, ready=ready, away=away, rating=1500.0,
-                   experience=100, idle=0, login=0, hostname="h", client=None, email=None)
+    return WhoInfo(
+        name=name,
+        opponent=opponent,
+        watching=None,
+        ready=ready,
+        away=away,
+        rating=1500.0,
+        experience=100,
+        idle=0,
+        login=0,
+        hostname="h",
+        client=None,
+        email=None,
+    )
 
 
 def test_auto_invite_listed_players_when_free_and_we_are_idle():

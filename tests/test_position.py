@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.rules.position import BAR, Phase, Position, PositionError, Result, classify
 from engine.rollout.selfplay_sample import sample_positions
+from engine.rules.position import BAR, Phase, Position, PositionError, Result, classify
 from tests.board_builder import BAR_POINT, make_position
 
 
@@ -80,14 +80,18 @@ def test_results_single_gammon_backgammon():
 
 # ------------------------------------------------------------ against gnubg's classifier
 
+
 def _gnubg_oracle():
     return pytest.importorskip("engine.rules.gnubg_oracle", reason="gnubg-nn not installed: pip install -e '.[test]'")
 
 
 def _compare_phases(boards) -> list[str]:
     oracle = _gnubg_oracle()
-    return [f"{b.tolist()}: ours {Phase(classify(b)).name}, gnubg {oracle.gnubg_phase(b).name}"
-            for b in boards if Phase(classify(b)) != oracle.gnubg_phase(b)]
+    return [
+        f"{b.tolist()}: ours {Phase(classify(b)).name}, gnubg {oracle.gnubg_phase(b).name}"
+        for b in boards
+        if Phase(classify(b)) != oracle.gnubg_phase(b)
+    ]
 
 
 def test_phase_matches_gnubg_on_self_play_positions():

@@ -8,10 +8,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.rules.moves import MoveBuffers, generate_moves
-from engine.players.registry import PubevalPlayer
 from engine.eval.pubeval import WIN_SCORE, pubeval_score, pubeval_weights
+from engine.players.registry import PubevalPlayer
 from engine.rollout.selfplay_sample import sample_positions
+from engine.rules.moves import MoveBuffers, generate_moves
 from tests.board_builder import make_board
 
 oracle = pytest.importorskip("engine.rules.gnubg_oracle", reason="gnubg-nn not installed: pip install -e '.[test]'")

@@ -24,11 +24,20 @@ MATCH_ID = match_id(MatchState(dice=(3, 1), match_length=5, score=(1, 2)))
 
 def sample(n: int = 0, **changes) -> Disagreement:
     fields = dict(
-        position_id=OPENING_ID, match_id=MATCH_ID, dice=(3, 1), kind="move",
-        choice_ply0="24/21 6/5", choice_search="8/5 6/5", equity_ply0=-0.012 * n,
-        equity_search=0.105, ply=2, net_version="default@abc123", match_ref="m.mat",
-        game_number=1, move_number=n + 1,
-    )  # fmt: skip
+        position_id=OPENING_ID,
+        match_id=MATCH_ID,
+        dice=(3, 1),
+        kind="move",
+        choice_ply0="24/21 6/5",
+        choice_search="8/5 6/5",
+        equity_ply0=-0.012 * n,
+        equity_search=0.105,
+        ply=2,
+        net_version="default@abc123",
+        match_ref="m.mat",
+        game_number=1,
+        move_number=n + 1,
+    )
     fields.update(changes)
     return Disagreement(**fields)
 
@@ -44,7 +53,7 @@ def test_rows_round_trip_in_order(tmp_path):
     assert first.dice == (3, 1) and first.kind == "move" and first.choice_search == "8/5 6/5"
     assert first.position_id == OPENING_ID and first.match_id == MATCH_ID and not first.labelled
     assert first.created_at.tzinfo is not None
-    assert abs(first.created_at - dt.datetime.now(dt.timezone.utc)) < dt.timedelta(minutes=1)
+    assert abs(first.created_at - dt.datetime.now(dt.UTC)) < dt.timedelta(minutes=1)
     assert rows[-1].dice is None and rows[-1].kind == "cube" and rows[-1].choice_ply0 == "no double"
     assert rows[3].equity_ply0 == pytest.approx(-0.036)
 
@@ -114,9 +123,11 @@ def test_sigkill_loses_no_committed_row(tmp_path):
     path = tmp_path / "q.sqlite"
     writer = subprocess.Popen(
         [sys.executable, "-c", _WRITER, str(path)],
-        stdout=subprocess.PIPE, text=True, cwd=os.getcwd(),
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=os.getcwd(),
         env=dict(os.environ, PYTHONPATH=os.getcwd()),
-    )  # fmt: skip
+    )
     committed = []
     deadline = time.monotonic() + 20
     try:

@@ -22,8 +22,11 @@ def played(tmp_path, seed: int, cuts: tuple[int, ...], lag: int) -> tuple[Interr
     match = InterruptedMatch(tmp_path, seed=seed, length=3, cuts=cuts, lag=lag)
     match.play()
     assert match.kills == len(cuts)
-    lines = [line for line in log_lines(tmp_path / "events.jsonl")
-             if line["event"] in ("record_resumed", "record_concluded", "game_left_out")]  # fmt: skip
+    lines = [
+        line
+        for line in log_lines(tmp_path / "events.jsonl")
+        if line["event"] in ("record_resumed", "record_concluded", "game_left_out")
+    ]
     return match, lines
 
 
@@ -59,8 +62,14 @@ def test_a_match_won_by_the_opponents_last_roll_while_we_were_away_gets_its_last
 
 def test_a_match_gone_from_the_server_ended_by_the_opponents_drop_of_our_double(tmp_path):
     journal = MatchJournal.create(tmp_path, "fibsbot", "oppo", 3)
-    for action in (["game", 2, 0, False], ["opening", 0, 3, 1], ["move", 0, 3, 1, [[8, 5], [6, 5]]],
-                   ["roll", 1, 4, 2], ["move", 1, 4, 2, [[8, 4], [6, 4]]], ["double", 0]):  # fmt: skip
+    for action in (
+        ["game", 2, 0, False],
+        ["opening", 0, 3, 1],
+        ["move", 0, 3, 1, [[8, 5], [6, 5]]],
+        ["roll", 1, 4, 2],
+        ["move", 1, 4, 2, [[8, 4], [6, 4]]],
+        ["double", 0],
+    ):
         journal.record(*action)
     actions, note = conclude(journal)
     assert note == "ended" and actions[-1] == ["drop", 1]

@@ -51,12 +51,18 @@ def log_lines(path) -> list[dict]:
 
 def test_an_observer_failure_is_logged_once_with_its_traceback(tmp_path, monkeypatch):
     log_path = tmp_path / "events.jsonl"
-    records = MatchRecords(tmp_path / "matches", None, user="fibsbot", net_version="n",
-                           event_log=event_logger(log_path))  # structlog's own logger: 'event' is its key
+    records = MatchRecords(
+        tmp_path / "matches", None, user="fibsbot", net_version="n", event_log=event_logger(log_path)
+    )  # structlog's own logger: 'event' is its key
     driver = MatchDriver()
-    feed(records, driver, "** Player oppo has joined you for a 3 point match.\r\nStarting a new game with oppo.\r\n"
-                          "You rolled 6, oppo rolled 2\r\nIt's your turn to move.\r\n"
-                          + with_fields(MID_X_DOWN.replace("bob", "oppo"), f3=3, f4=0, f5=0) + "\r\n")
+    feed(
+        records,
+        driver,
+        "** Player oppo has joined you for a 3 point match.\r\nStarting a new game with oppo.\r\n"
+        "You rolled 6, oppo rolled 2\r\nIt's your turn to move.\r\n"
+        + with_fields(MID_X_DOWN.replace("bob", "oppo"), f3=3, f4=0, f5=0)
+        + "\r\n",
+    )
     assert records.journal.game_in_progress
     real_record, calls = records.journal.record, []
 
@@ -80,7 +86,9 @@ def test_an_observer_failure_is_logged_once_with_its_traceback(tmp_path, monkeyp
 
 def test_match_end_names_the_winner_and_a_take_is_logged_as_take(tmp_path):
     log_path = tmp_path / "events.jsonl"
-    records = MatchRecords(tmp_path / "matches", None, user="fibsbot", net_version="n", event_log=event_logger(log_path))
+    records = MatchRecords(
+        tmp_path / "matches", None, user="fibsbot", net_version="n", event_log=event_logger(log_path)
+    )
     driver = MatchDriver()
     feed(records, driver, "** Player oppo has joined you for a 3 point match.\r\n")
     request = make_request("take", parse_board_line(with_fields(MID_X_DOWN, f38=0, f39=0, f40=1)), 1)
@@ -108,14 +116,20 @@ def test_a_reloaded_journal_has_every_action_and_renders_its_mat_again(tmp_path)
 
 
 def board_for(rows_ours, rows_theirs, *, on_roll, dice=(0, 0), their_dice=(0, 0)) -> FibsBoard:
-    return FibsBoard.from_rows(rows_ours, rows_theirs, on_roll=on_roll, opponent="oppo", match_length=5,
-                               player_dice=dice, opponent_dice=their_dice)  # fmt: skip
+    return FibsBoard.from_rows(
+        rows_ours,
+        rows_theirs,
+        on_roll=on_roll,
+        opponent="oppo",
+        match_length=5,
+        player_dice=dice,
+        opponent_dice=their_dice,
+    )
 
 
 def test_resync_takes_back_our_unsent_move_and_infers_their_lost_one(tmp_path):
     journal = MatchJournal.create(tmp_path, "fibsbot", "oppo", 5)
-    for action in (["game", 0, 0, False], ["opening", 0, 3, 1], ["move", 0, 3, 1, [[8, 5], [6, 5]]],
-                   ["roll", 1, 6, 4]):
+    for action in (["game", 0, 0, False], ["opening", 0, 3, 1], ["move", 0, 3, 1, [[8, 5], [6, 5]]], ["roll", 1, 6, 4]):
         journal.record(*action)
     ours = journal.recorder.current_game.board[0].copy()
     # their 64 (24/18 13/9) reached the server, then the bot died: the board shows our turn
@@ -159,15 +173,36 @@ async def test_a_resumed_match_continues_the_same_record_after_a_restart(tmp_pat
     dies = DiesAtDecision(moves=12)
 
     def bot(max_matches=None, extra=()) -> tuple[BotClient, asyncio.Task]:
-        records = MatchRecords(tmp_path / "matches", queue, user="fibsbot", net_version="n",
-                               event_log=event_logger(tmp_path / "events.jsonl"))  # fmt: skip
-        client = BotClient("127.0.0.1", server.port, "fibsbot", "pw", ours, Policy(PolicySettings(user="fibsbot")),
-                           [records, *extra], options=ClientOptions(**{**options.__dict__, "max_matches": max_matches}))
+        records = MatchRecords(
+            tmp_path / "matches",
+            queue,
+            user="fibsbot",
+            net_version="n",
+            event_log=event_logger(tmp_path / "events.jsonl"),
+        )
+        client = BotClient(
+            "127.0.0.1",
+            server.port,
+            "fibsbot",
+            "pw",
+            ours,
+            Policy(PolicySettings(user="fibsbot")),
+            [records, *extra],
+            options=ClientOptions(**{**options.__dict__, "max_matches": max_matches}),
+        )
         return client, asyncio.create_task(client.run())
 
-    sparring = BotClient("127.0.0.1", server.port, "sparring", "pw", PubevalSparring(load_agent("net:default@0")),
-                         Policy(PolicySettings(user="sparring", admins=frozenset({"referee"}))), [],
-                         options=options, rng=random.Random(3))  # fmt: skip
+    sparring = BotClient(
+        "127.0.0.1",
+        server.port,
+        "sparring",
+        "pw",
+        PubevalSparring(load_agent("net:default@0")),
+        Policy(PolicySettings(user="sparring", admins=frozenset({"referee"}))),
+        [],
+        options=options,
+        rng=random.Random(3),
+    )
     tasks = [asyncio.create_task(sparring.run())]
     died = asyncio.Event()
     try:
@@ -214,11 +249,16 @@ async def test_a_resumed_match_continues_the_same_record_after_a_restart(tmp_pat
 
 def test_a_game_never_seen_from_its_beginning_is_left_out_with_a_log_line(tmp_path):
     log_path = tmp_path / "events.jsonl"
-    records = MatchRecords(tmp_path / "matches", None, user="fibsbot", net_version="n", event_log=event_logger(log_path))
+    records = MatchRecords(
+        tmp_path / "matches", None, user="fibsbot", net_version="n", event_log=event_logger(log_path)
+    )
     driver = MatchDriver()
-    feed(records, driver, "You are now playing with bob. Your running match was loaded.\r\nturn: fibsbot\r\n"
-                          "match length: 7\r\npoints for user fibsbot: 2\r\npoints for user bob: 3\r\n"
-                          + MID_X_DOWN + "\r\n")  # fmt: skip
+    feed(
+        records,
+        driver,
+        "You are now playing with bob. Your running match was loaded.\r\nturn: fibsbot\r\n"
+        "match length: 7\r\npoints for user fibsbot: 2\r\npoints for user bob: 3\r\n" + MID_X_DOWN + "\r\n",
+    )
     events = [line for line in log_lines(log_path) if line["event"] == "game_left_out"]
     assert len(events) == 1 and "beginning" in events[0]["reason"]
     assert records.recorder.games == [] and " 7 point match" in records.journal.mat_path.read_text()

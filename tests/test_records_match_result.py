@@ -20,8 +20,9 @@ def won_8_0_with_the_last_game_left_out(tmp_path) -> ScriptedMatch:
     match.new_game(5, 2)
     match.we_move(5, 2, ((13, 8), (13, 11)))
     match.they_move(3, 1, ((8, 5), (6, 5)))
-    match.lines("oppo wants to resign. You will win 2 points. Type 'accept' or 'reject'.",
-                "You accept and win 2 points.")  # fmt: skip
+    match.lines(
+        "oppo wants to resign. You will win 2 points. Type 'accept' or 'reject'.", "You accept and win 2 points."
+    )
     match.score = [2, 0]
     match.new_game(6, 1)
     match.we_move(6, 1, ((13, 7), (8, 7)))
@@ -29,8 +30,11 @@ def won_8_0_with_the_last_game_left_out(tmp_path) -> ScriptedMatch:
     match.moved_unseen(1, ((24, 20), (13, 7)))
     match.moved_unseen(0, ((24, 20), (20, 15)))  # two turns: no history the bot can follow
     match.resumed(turn="oppo", on_roll="them")
-    match.lines("You win the game and get 6 points. Congratulations!", "You win the 7 point match 8-0 .",
-                "End of match, score 8-0.")  # fmt: skip
+    match.lines(
+        "You win the game and get 6 points. Congratulations!",
+        "You win the 7 point match 8-0 .",
+        "End of match, score 8-0.",
+    )
     return match
 
 

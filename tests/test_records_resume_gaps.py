@@ -37,8 +37,9 @@ def uncut_events(tmp_path) -> list:
 
 
 def cut_at(tmp_path, cut: int, **options) -> tuple[InterruptedMatch, Audit]:
-    match = InterruptedMatch(tmp_path / f"cut-{cut}", seed=SEED, length=LENGTH, double_rate=DOUBLES,
-                             cuts=(cut,), **options)  # fmt: skip
+    match = InterruptedMatch(
+        tmp_path / f"cut-{cut}", seed=SEED, length=LENGTH, double_rate=DOUBLES, cuts=(cut,), **options
+    )
     match.play()
     assert match.kills == 1
     return match, match.audit()
@@ -98,12 +99,18 @@ def test_a_cut_between_journaling_our_action_and_sending_it_loses_nothing(tmp_pa
 
 def test_a_double_announced_again_after_our_take_was_journaled_is_not_recorded_twice(tmp_path):
     log_path = tmp_path / "events.jsonl"
-    records = MatchRecords(tmp_path / "matches", None, user="fibsbot", net_version="n",
-                           event_log=event_logger(log_path))  # fmt: skip
+    records = MatchRecords(
+        tmp_path / "matches", None, user="fibsbot", net_version="n", event_log=event_logger(log_path)
+    )
     driver = MatchDriver()
-    feed(records, driver, "** Player oppo has joined you for a 3 point match.\r\nStarting a new game with oppo.\r\n"
-                          "You rolled 6, oppo rolled 2\r\nIt's your turn to move.\r\n"
-                          + with_fields(MID_X_DOWN.replace("bob", "oppo"), f3=3, f4=0, f5=0) + "\r\n")
+    feed(
+        records,
+        driver,
+        "** Player oppo has joined you for a 3 point match.\r\nStarting a new game with oppo.\r\n"
+        "You rolled 6, oppo rolled 2\r\nIt's your turn to move.\r\n"
+        + with_fields(MID_X_DOWN.replace("bob", "oppo"), f3=3, f4=0, f5=0)
+        + "\r\n",
+    )
     records.journal.record("move", 0, 6, 2, [[24, 18], [13, 11]])
     feed(records, driver, "oppo doubles. Type 'accept' or 'reject'.\r\n")
     records.journal.record("take", 0)  # our answer, journaled before the resumed match repeats the double
@@ -124,12 +131,18 @@ class _CubeAnswer:
 
 def test_the_queue_row_of_a_decision_that_ends_the_game_names_its_game_and_line(tmp_path):
     queue = TrainingQueue(tmp_path / "queue.sqlite")
-    records = MatchRecords(tmp_path / "matches", queue, user="fibsbot", net_version="n",
-                           event_log=event_logger(tmp_path / "events.jsonl"))  # fmt: skip
+    records = MatchRecords(
+        tmp_path / "matches", queue, user="fibsbot", net_version="n", event_log=event_logger(tmp_path / "events.jsonl")
+    )
     driver = MatchDriver()
-    feed(records, driver, "** Player oppo has joined you for a 3 point match.\r\nStarting a new game with oppo.\r\n"
-                          "You rolled 6, oppo rolled 2\r\nIt's your turn to move.\r\n"
-                          + with_fields(MID_X_DOWN.replace("bob", "oppo"), f3=3, f4=0, f5=0) + "\r\n")
+    feed(
+        records,
+        driver,
+        "** Player oppo has joined you for a 3 point match.\r\nStarting a new game with oppo.\r\n"
+        "You rolled 6, oppo rolled 2\r\nIt's your turn to move.\r\n"
+        + with_fields(MID_X_DOWN.replace("bob", "oppo"), f3=3, f4=0, f5=0)
+        + "\r\n",
+    )
     records.journal.record("move", 0, 6, 2, [[24, 18], [13, 11]])
     records.journal.record("double", 1)
     request = make_request("take", parse_board_line(with_fields(MID_X_DOWN, f38=0, f39=0, f40=1)), 1)
@@ -142,14 +155,21 @@ def test_the_queue_row_of_a_decision_that_ends_the_game_names_its_game_and_line(
 
 
 def test_the_audit_counts_a_game_the_journal_could_not_rebuild_apart_from_lost_moves(tmp_path):
-    actions = [["game", 0, 0, False], ["opening", 0, 3, 1], ["move", 0, 3, 1, [[8, 5], [6, 5]]],
-               ["leave_out", "more than one history fits"], ["unseen", 1, 0, "the bot never saw the game's beginning"]]
+    actions = [
+        ["game", 0, 0, False],
+        ["opening", 0, 3, 1],
+        ["move", 0, 3, 1, [[8, 5], [6, 5]]],
+        ["leave_out", "more than one history fits"],
+        ["unseen", 1, 0, "the bot never saw the game's beginning"],
+    ]
     assert unrecoverable_games(actions) == {(0, 0), (1, 0)}
     assert unrecoverable_games([["game", 0, 0, False], ["leave_out", "record failed at event Board"]]) == set()
 
     class Played:  # the server's record: two games, neither in the file
-        history = [{"score": (0, 0), "actions": [("move", 0, (3, 1), ((8, 5), (6, 5)))]},
-                   {"score": (1, 0), "actions": [("move", 1, (4, 2), ((8, 4), (6, 4)))]}]
+        history = [
+            {"score": (0, 0), "actions": [("move", 0, (3, 1), ((8, 5), (6, 5)))]},
+            {"score": (1, 0), "actions": [("move", 1, (4, 2), ((8, 4), (6, 4)))]},
+        ]
 
     audit = Audit()
     audit_match(Played, 0, as_gnubg_match(actions), audit, "m", unrecoverable_games(actions[:4]))
@@ -169,12 +189,17 @@ def test_the_board_sent_before_our_drop_arrives_late_and_leaves_no_game_out(tmp_
     # the server sends "oppo doubles" and then the board; the bot answers on the first line,
     # so the board (still at the old score, the double pending) comes after our drop
     log_path = tmp_path / "events.jsonl"
-    records = MatchRecords(tmp_path / "matches", None, user="fibsbot", net_version="n",
-                           event_log=event_logger(log_path))  # fmt: skip
+    records = MatchRecords(
+        tmp_path / "matches", None, user="fibsbot", net_version="n", event_log=event_logger(log_path)
+    )
     driver = MatchDriver()
     start = with_fields(MID_X_DOWN.replace("bob", "oppo"), f3=3, f4=0, f5=0)
-    feed(records, driver, "** Player oppo has joined you for a 3 point match.\r\nStarting a new game with oppo.\r\n"
-                          "You rolled 6, oppo rolled 2\r\nIt's your turn to move.\r\n" + start + "\r\n")
+    feed(
+        records,
+        driver,
+        "** Player oppo has joined you for a 3 point match.\r\nStarting a new game with oppo.\r\n"
+        "You rolled 6, oppo rolled 2\r\nIt's your turn to move.\r\n" + start + "\r\n",
+    )
     records.journal.record("move", 0, 6, 2, [[24, 18], [13, 11]])
     feed(records, driver, "oppo doubles. Type 'accept' or 'reject'.\r\n")
     records.journal.record("drop", 0)  # our answer, journaled before it is sent

@@ -55,7 +55,11 @@ def test_our_dance_whose_roll_never_reached_the_bot_keeps_the_game_with_a_roll_t
     assert [row[1:3] for row in match.queue_rows()] == [(1, 2), (1, 2), (1, 3)]
     audit = placed_rows(match)
     assert (audit.queue_rows, audit.queue_rows_misplaced, audit.queue_rows_unplaced, audit.mats_unreadable) == (
-        3, 0, 0, 0), audit.problems
+        3,
+        0,
+        0,
+        0,
+    ), audit.problems
 
 
 def test_their_move_that_three_rolls_explain_keeps_the_game_with_one_of_them(tmp_path):
@@ -92,5 +96,6 @@ def test_queue_rows_of_a_game_left_out_lose_their_place_and_never_name_the_next_
     assert [row[1:3] for row in rows[:3]] == [(None, None)] * 3 and rows[3][1:3] == (1, 1)
     audit = placed_rows(match)
     assert (audit.queue_rows_misplaced, audit.queue_rows_unplaced, audit.queue_rows_dangling) == (0, 3, 0), (
-        audit.problems)
+        audit.problems
+    )
     assert [game.number for game in read_mat(match.records.journal.mat_path).games] == [1]

@@ -60,8 +60,10 @@ def test_relabel_command(tmp_path, harvested, capsys):
     from fibsbot.cli import main
 
     out = tmp_path / "cmd"
-    assert main(["train", "relabel", str(harvested), "--out", str(out), "--labeller", "rollout:2",
-                 "--positions", "10"]) == 0
+    assert (
+        main(["train", "relabel", str(harvested), "--out", str(out), "--labeller", "rollout:2", "--positions", "10"])
+        == 0
+    )
     assert "10 positions labelled by rollout:2" in capsys.readouterr().out
     assert main(["train", "relabel", str(harvested), "--out", str(out), "--labeller", "rollout:0"]) == 2
     assert "unknown labeller 'rollout:0'" in capsys.readouterr().err

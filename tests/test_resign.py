@@ -5,8 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.rules.ids import MatchState
-from engine.rules.position import Position
 from engine.cube.resign import (
     BACKGAMMON,
     GAMMON,
@@ -17,6 +15,8 @@ from engine.cube.resign import (
     race_outcomes,
     resignation_to_offer,
 )
+from engine.rules.ids import MatchState
+from engine.rules.position import Position
 
 MONEY = MatchState(jacoby=False)
 
@@ -33,8 +33,9 @@ def board(ours: dict[int, int], theirs: dict[int, int]) -> np.ndarray:
 def match(away_us: int, away_them: int, *, we_are_on_roll: bool = True, **kwargs) -> MatchState:
     """We are player 0."""
     length = max(away_us, away_them) + 3
-    return MatchState(match_length=length, score=(length - away_us, length - away_them),
-                      on_roll=0 if we_are_on_roll else 1, **kwargs)
+    return MatchState(
+        match_length=length, score=(length - away_us, length - away_them), on_roll=0 if we_are_on_roll else 1, **kwargs
+    )
 
 
 # they have two checkers on their ace point: off with any roll

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from engine.eval.evaluator import Evaluator
-from engine.rules.ids import MatchState, match_id, position_id
 from engine.eval.net import Net
+from engine.rules.ids import MatchState, match_id, position_id
 from engine.rules.position import Position
 from fibsbot.arena.play import run_arena
 from fibsbot.records.queue import Disagreement, TrainingQueue
@@ -41,9 +41,18 @@ def test_store_promotes_atomically_and_keeps_old_versions(tmp_path):
 
 def test_queue_rows_give_the_position_and_both_results(tmp_path):
     board = Position.initial().board
-    row = Disagreement(position_id=position_id(board), match_id=match_id(MatchState()),
-                       dice=(3, 1), kind="move", choice_ply0="24/21 6/5", choice_search="8/5 6/5",
-                       equity_ply0=0.1, equity_search=0.2, ply=2, net_version="x")
+    row = Disagreement(
+        position_id=position_id(board),
+        match_id=match_id(MatchState()),
+        dice=(3, 1),
+        kind="move",
+        choice_ply0="24/21 6/5",
+        choice_search="8/5 6/5",
+        equity_ply0=0.1,
+        equity_search=0.2,
+        ply=2,
+        net_version="x",
+    )
     boards = queue_positions([row])
     assert len(boards) == 3 and np.array_equal(boards[0], board)
     after = boards[2][::-1]  # back to the mover's view
@@ -60,10 +69,12 @@ def test_logged_moves_give_the_results_the_move_filter_keeps(tmp_path):
 
     board = Position.initial().board
     pid = position_id(board)
-    lines = [json.dumps({"event": "decision", "kind": "move", "position_id": pid, "dice": [3, 1]}),
-             json.dumps({"event": "decision", "kind": "double", "position_id": pid}),
-             '{"event": "decision", "kind": "move", "position_id": "not an id", "dice": [3, 1]}',
-             json.dumps({"event": "match_start"})]
+    lines = [
+        json.dumps({"event": "decision", "kind": "move", "position_id": pid, "dice": [3, 1]}),
+        json.dumps({"event": "decision", "kind": "double", "position_id": pid}),
+        '{"event": "decision", "kind": "move", "position_id": "not an id", "dice": [3, 1]}',
+        json.dumps({"event": "match_start"}),
+    ]
     (tmp_path / "2026-11-24.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     assert len(log_positions(tmp_path)) == 2
     evaluator = load_agent("net:default", ply=0).evaluator
@@ -119,8 +130,9 @@ async def test_retrain_labels_with_the_labeller_it_is_given(tmp_path):
     net = tiny_pair(tmp_path)
     data = tmp_path / "data"
     await run_arena(length=1, matches=1, ply=0, net=net, data_dir=data, seed=4)
-    config = RetrainConfig(data, net=net, labeller="bgsage@1", selfplay_games=2, epochs=1, gate_games=20, seed=2,
-                           promote=False)
+    config = RetrainConfig(
+        data, net=net, labeller="bgsage@1", selfplay_games=2, epochs=1, gate_games=20, seed=2, promote=False
+    )
     report = retrain(config, progress=lambda text: None, open_queue=partial(TrainingQueue, data / "queue.sqlite"))
     training = TrainingSet(data / "training" / "set.npz")
     assert report.new_positions == len(training.boards) > 0

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from engine.eval.bearoff import bearoff_probabilities
-from engine.rules.position import Position
 from engine.rollout.cubeless import rollout_moves, rollout_position
+from engine.rules.position import Position
 from nets.player import load_agent
 
 

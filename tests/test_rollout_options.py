@@ -7,8 +7,8 @@ import pytest
 
 from engine.eval.bearoff import bearoff_probabilities
 from engine.eval.net import cubeless_equities
-from engine.rules.position import Position
 from engine.rollout.cubeless import _play, rollout_position
+from engine.rules.position import Position
 from nets.player import load_agent
 
 
@@ -51,8 +51,8 @@ def test_one_turn_then_the_nets_figures(agent):
 
 
 def test_rollout_benchmark_reports_its_keys_and_gnubgs_reference():
-    from fibsbot.bench.search import GNUBG
     from fibsbot.bench.rollout import bench_rollout
+    from fibsbot.bench.search import GNUBG
 
     result = bench_rollout(positions=1, games=36, reference_games=36)
     assert result["rollout_games_per_s"] > 0 and result["rollout"]["games"] == 36
@@ -89,8 +89,8 @@ def test_a_pruned_rollout_plays_the_full_nets_best_of_the_pruning_nets_favourite
 
 
 def test_pruning_is_a_no_op_for_a_net_without_a_pruning_net():
-    from engine.players.agent import Agent
     from engine.eval.evaluator import Evaluator
+    from engine.players.agent import Agent
     from nets.player import resolve_net_path
 
     full = Evaluator.load(resolve_net_path("default"))
@@ -109,8 +109,7 @@ def test_the_rollout_command_passes_its_prune_setting_on(agent, capsys, flags, k
     from fibsbot.cli import main
 
     board = Position.initial().board
-    assert main(["rollout", "--position-id", "4HPwATDgc/ABMA", "--games", "36", "--seed", "3", "--json",
-                 *flags]) == 0
+    assert main(["rollout", "--position-id", "4HPwATDgc/ABMA", "--games", "36", "--seed", "3", "--json", *flags]) == 0
     shown = json.loads(capsys.readouterr().out)
     expected = rollout_position(board, 36, agent=agent, seed=3, prune=keep)
     assert ROLLOUT_PRUNE_KEEP == 8  # the command's help text names this default

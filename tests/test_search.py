@@ -5,15 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.players.agent import Agent
 from engine.eval.bearoff import bearoff_probabilities
 from engine.eval.evaluator import Evaluator
+from engine.eval.net import Net
+from engine.players.agent import Agent
+from engine.rollout.selfplay_sample import sample_positions
 from engine.rules.ids import position_key as id_position_key
 from engine.rules.moves import MoveBuffers, generate_moves
-from engine.eval.net import Net
 from engine.rules.position import Position
 from engine.search.nply import ROLL_WEIGHTS, ROLLS, clear_cache, position_key
-from engine.rollout.selfplay_sample import sample_positions
 from tests.board_builder import backgammon_in_one_roll
 
 
@@ -139,7 +139,7 @@ def test_a_pruning_net_equal_to_the_full_net_changes_nothing():
     race = Net.create("gnubg5", "race", 8, seed=6, scale=0.3)
     full = Agent(Evaluator(contact, race, name="tiny"), ply=2, prune=False)
     pruned = Agent(Evaluator(contact, race, name="tiny", prune=contact), ply=2)
-    assert pruned.ctx[13] > 0 and full.ctx[13] == 0
+    assert pruned.ctx.prune_keep > 0 and full.ctx.prune_keep == 0
     for board in contact_positions(2, seed=8):
         assert np.allclose(full.probabilities(board, ply=1), pruned.probabilities(board, ply=1), atol=1e-6)
     first = full.rank_moves(Position.initial().board, 4, 2, ply=2)
@@ -152,8 +152,7 @@ def test_a_small_pruning_net_only_narrows_the_replies(tmp_path):
 
     contact = Net.create("gnubg5", "contact", 16, seed=5, scale=0.3)
     race = Net.create("gnubg5", "race", 8, seed=6, scale=0.3)
-    small, report = train_pruning_net(Agent(Evaluator(contact, race), ply=0, prune=False), games=4, hidden=4,
-                                      epochs=2)
+    small, report = train_pruning_net(Agent(Evaluator(contact, race), ply=0, prune=False), games=4, hidden=4, epochs=2)
     assert small.encoding == "tesauro" and report.positions > 50
     contact.save(tmp_path / "pair.npz")
     race.save(tmp_path / "pair.race.npz")

@@ -5,13 +5,23 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.rules.dice import game_seed
-from engine.rollout.game import play_game
 from engine.players.registry import PubevalPlayer
+from engine.rollout.game import play_game
+from engine.rollout.selfplay_sample import (
+    BAR_ENTRY,
+    BEAR_OFF,
+    BLOCKED_ENTRY,
+    CONTACT,
+    NO_MOVE,
+    RACE,
+    game_positions,
+    make_chooser,
+    position_after,
+    position_kinds,
+    sample_positions,
+)
+from engine.rules.dice import game_seed
 from engine.rules.position import Position
-from engine.rollout.selfplay_sample import (BAR_ENTRY, BEAR_OFF, BLOCKED_ENTRY, CONTACT, NO_MOVE, RACE,
-                                    game_positions, make_chooser, position_after,
-                                    position_kinds, sample_positions)
 from tests.board_builder import make_board, opponent_holds
 
 

@@ -12,10 +12,13 @@ import fibsbot.cli.server  # noqa: F401 - registers the command
 from fibsbot.cli import main
 
 
-@pytest.mark.parametrize("argv, problem", [
-    (["server", "--port", "70000"], "--port must be 0..65535"),
-    (["server", "--idle-timeout", "0"], "bad server settings"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "argv, problem",
+    [
+        (["server", "--port", "70000"], "--port must be 0..65535"),
+        (["server", "--idle-timeout", "0"], "bad server settings"),
+    ],
+)
 def test_bad_arguments_are_one_line_errors(argv, problem, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
@@ -26,8 +29,10 @@ def test_the_command_serves_logins():
     code = "import fibsbot.cli.server, fibsbot.cli as c, sys; sys.exit(c.main(sys.argv[1:]))"
     process = subprocess.Popen(
         [sys.executable, "-c", code, "server", "--port", "0", "--seed", "3", "--ready"],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-    )  # fmt: skip
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     try:
         line = process.stdout.readline()
         assert line.startswith("fibsbot server listening on 127.0.0.1:")

@@ -4,7 +4,35 @@ from __future__ import annotations
 
 import pytest
 
-from fibsbot.protocol.parser import *  # noqa: F403 - the event classes
+from fibsbot.protocol.parser import (
+    Banner,
+    ConnectionTimedOut,
+    Invitation,
+    InviteSent,
+    JoinInstructions,
+    Login,
+    LoginFailed,
+    LoginPrompt,
+    Logout,
+    MatchStart,
+    MessageDelivered,
+    MessageSaved,
+    MotdEnd,
+    MotdLine,
+    MotdStart,
+    OwnInfo,
+    Says,
+    ServerError,
+    SettingChanged,
+    Shouts,
+    StoredMessage,
+    ToggleChanged,
+    Welcome,
+    WhoEnd,
+    WhoInfo,
+    YouSay,
+    YouShout,
+)
 from fibsbot.server import ServerCore
 from fibsbot.server.outputs import Close, Send, SetEcho
 from tests.server_harness import START, Harness
@@ -29,9 +57,19 @@ def test_login_burst_in_fibs_order():
     h.login("bob")
     alice = h.login("alice")
     assert kinds(alice.events) == [
-        Banner, LoginPrompt, Welcome, OwnInfo, MotdStart, MotdLine, MotdLine, MotdLine, MotdEnd,
-        WhoInfo, WhoInfo, WhoEnd,
-    ]  # fmt: skip
+        Banner,
+        LoginPrompt,
+        Welcome,
+        OwnInfo,
+        MotdStart,
+        MotdLine,
+        MotdLine,
+        MotdLine,
+        MotdEnd,
+        WhoInfo,
+        WhoInfo,
+        WhoEnd,
+    ]
     welcome, info = alice.of(Welcome)[0], alice.of(OwnInfo)[0]
     assert (welcome.name, welcome.last_login, info.name) == ("alice", int(START), "alice")
     assert {w.name for w in alice.of(WhoInfo)} == {"alice", "bob"}
@@ -233,16 +271,19 @@ def test_invitation_and_join_texts():
     assert bob.of(WhoInfo)[-1].opponent in ("alice", "bob")
 
 
-@pytest.mark.parametrize("command, problem", [
-    ("invite alice 3", "You can't invite yourself."),
-    ("invite nobody 3", "There is no one called nobody."),
-    ("invite bob 0", "The match length must be 1 to 99 or 'unlimited'."),
-    ("invite bob", "There's no saved match with bob. Please give a match length."),
-    ("join bob", "bob didn't invite you."),
-    ("join", "Error: No one to join."),
-    ("roll", "You're not playing."),
-    ("leave", "You're not playing, so you can't leave."),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "command, problem",
+    [
+        ("invite alice 3", "You can't invite yourself."),
+        ("invite nobody 3", "There is no one called nobody."),
+        ("invite bob 0", "The match length must be 1 to 99 or 'unlimited'."),
+        ("invite bob", "There's no saved match with bob. Please give a match length."),
+        ("join bob", "bob didn't invite you."),
+        ("join", "Error: No one to join."),
+        ("roll", "You're not playing."),
+        ("leave", "You're not playing, so you can't leave."),
+    ],
+)
 def test_invitation_mistakes(command, problem):
     h = Harness()
     alice = h.login("alice")

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from fibsbot.protocol.parser import *  # noqa: F403 - the event classes
+from fibsbot.protocol.parser import (
+    DoubleAccepted,
+    MatchResumed,
+    PleaseRollOrDouble,
+)
 from fibsbot.server.dice import ScriptedDice, SeededDice
 from tests.server_harness import Harness, first_move, pending_action
 

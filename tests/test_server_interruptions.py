@@ -22,7 +22,10 @@ def test_show_saved_lists_the_saved_matches_with_who_is_online():
     assert h.send("carol", "show saved")["carol"] == [NoSavedMatches()]
     h.send("bob", "leave")
     events = h.send("alice", "show saved")["alice"]
-    assert events == [SavedMatchesHeader(), SavedMatch(opponent="bob", length=5, scores=(0, 0), online=True, ready=True)]
+    assert events == [
+        SavedMatchesHeader(),
+        SavedMatch(opponent="bob", length=5, scores=(0, 0), online=True, ready=True),
+    ]
     h.send("bob", "bye")
     (row,) = [e for e in h.send("alice", "show saved")["alice"] if isinstance(e, SavedMatch)]
     assert not row.online

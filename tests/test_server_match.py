@@ -8,7 +8,34 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fibsbot.protocol.parser import *  # noqa: F403 - the event classes
+from fibsbot.protocol.parser import (
+    Board,
+    CantMove,
+    DoubleAccepted,
+    DoubleOffered,
+    DoubleRejected,
+    GameEnd,
+    Invitation,
+    JoinNextGamePrompt,
+    MatchEnd,
+    NewGame,
+    OnlyPossibleMove,
+    OpeningRoll,
+    OpponentMoves,
+    OpponentMovesFirst,
+    OpponentRolls,
+    PleaseMove,
+    PleaseRollOrDouble,
+    ResignAccepted,
+    ResignOffered,
+    ResignRejected,
+    ScoreLine,
+    ServerError,
+    WhoInfo,
+    YouDoubled,
+    YouRoll,
+    YourTurnToMove,
+)
 from fibsbot.server.dice import ScriptedDice, SeededDice
 from fibsbot.server.match import Phase
 from tests.server_harness import Harness, first_move
@@ -28,8 +55,9 @@ def last(player, kind):
     return found[-1]
 
 
-def place(h: Harness, alice_row: dict[int, int], bob_row: dict[int, int], *, turn: int,
-          dice: tuple[int, int] | None = None) -> None:  # fmt: skip
+def place(
+    h: Harness, alice_row: dict[int, int], bob_row: dict[int, int], *, turn: int, dice: tuple[int, int] | None = None
+) -> None:
     """Put checkers ({own point: count}, 25 = bar) and hand the turn over (white box)."""
     match = h.core.match_of("alice")
     match.rows[:] = 0
@@ -70,19 +98,22 @@ def test_a_move_is_echoed_in_server_points_and_the_next_turn_prompts():
     assert alice.board.board == bob.board.board
 
 
-@pytest.mark.parametrize("command, problem", [
-    ("move 17-21 19-20", "You can't move 17-21 with 3 and 1."),
-    ("move 17-20", "You must give 2 moves."),
-    ("move 12-15 12-13", "The point 13 is blocked (12-13)."),
-    ("move 2-5 1-2", "You don't have a checker on 2 (2-5)."),
-    ("move 17-20 19-20 1-2", "You can't move 1-2 with no dice left."),
-    ("move banana", "'banana' in 'banana' is not a FIBS step like 24-18, bar-22 or 6-off"),
-    ("move 19-off 17-20", "You can't bear off before all your checkers are home (19-off)."),
-    ("roll", "You already rolled. Please move."),
-    ("double", "You already rolled. Please move."),
-    ("accept", "There's nothing to accept."),
-    ("resign x", "Type 'resign n', 'resign g' or 'resign b'."),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "command, problem",
+    [
+        ("move 17-21 19-20", "You can't move 17-21 with 3 and 1."),
+        ("move 17-20", "You must give 2 moves."),
+        ("move 12-15 12-13", "The point 13 is blocked (12-13)."),
+        ("move 2-5 1-2", "You don't have a checker on 2 (2-5)."),
+        ("move 17-20 19-20 1-2", "You can't move 1-2 with no dice left."),
+        ("move banana", "'banana' in 'banana' is not a FIBS step like 24-18, bar-22 or 6-off"),
+        ("move 19-off 17-20", "You can't bear off before all your checkers are home (19-off)."),
+        ("roll", "You already rolled. Please move."),
+        ("double", "You already rolled. Please move."),
+        ("accept", "There's nothing to accept."),
+        ("resign x", "Type 'resign n', 'resign g' or 'resign b'."),
+    ],
+)
 def test_illegal_commands_are_refused_and_the_turn_is_kept(command, problem):
     h = match_with([(3, 1)])
     alice = h.players["alice"]
@@ -117,7 +148,8 @@ def test_roll_then_move_and_bar_entry():
     h.send("alice", "roll")
     h.send("alice", "move 14-20 bar-5")
     assert h.players["alice"].events[-1] == ServerError(
-        message="You have to move your checkers from the bar first (14-20).")
+        message="You have to move your checkers from the bar first (14-20)."
+    )
     h.send("alice", "move bar-6 14-19")
     assert h.players["alice"].events[-1] == ServerError(message="The point 6 is blocked (bar-6).")
     h.send("alice", "move bar-5 5-11")
@@ -197,12 +229,15 @@ def test_resignations_score_level_times_cube(word, points):
     assert h.core.match_of("bob").scores == [0, points]
 
 
-@pytest.mark.parametrize("bob_row, points", [
-    ({13: 10, 7: 5}, 2),  # none off, none in alice's home: gammon
-    ({20: 1, 13: 14}, 3),  # one in alice's home board (bob's 19..24): backgammon
-    ({25: 1, 13: 14}, 3),  # one on the bar: backgammon
-    ({13: 13}, 1),  # two off: single game
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "bob_row, points",
+    [
+        ({13: 10, 7: 5}, 2),  # none off, none in alice's home: gammon
+        ({20: 1, 13: 14}, 3),  # one in alice's home board (bob's 19..24): backgammon
+        ({25: 1, 13: 14}, 3),  # one on the bar: backgammon
+        ({13: 13}, 1),  # two off: single game
+    ],
+)
 def test_bearing_off_the_last_checker_scores_gammons_by_the_cube(bob_row, points):
     h = match_with([(3, 1), (2, 1)], length="unlimited")
     h.send("alice", OPENING_31)

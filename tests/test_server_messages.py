@@ -6,8 +6,60 @@ import numpy as np
 import pytest
 
 from engine.rules.position import Position
-from fibsbot.protocol.parser import *  # noqa: F403 - the event classes
-from fibsbot.protocol.parser import ClipParser
+from fibsbot.protocol.parser import (
+    Board,
+    CantMove,
+    ClipParser,
+    ConnectionTimedOut,
+    DoubleAccepted,
+    DoubleOffered,
+    DoubleRejected,
+    GameEnd,
+    GameSaved,
+    Invitation,
+    InviteSent,
+    JoinInstructions,
+    JoinNextGamePrompt,
+    Kibitzes,
+    Login,
+    LoginPrompt,
+    Logout,
+    MatchEnd,
+    MatchResumed,
+    MatchStart,
+    MessageDelivered,
+    MessageSaved,
+    NewGame,
+    OnlyPossibleMove,
+    OpeningRoll,
+    OpponentMoves,
+    OpponentMovesFirst,
+    OpponentRolls,
+    OwnInfo,
+    PleaseMove,
+    PleaseRollOrDouble,
+    ResignAccepted,
+    ResignOffered,
+    ResignRejected,
+    Says,
+    ScoreLine,
+    ServerError,
+    SettingChanged,
+    Shouts,
+    StoredMessage,
+    ToggleChanged,
+    Unknown,
+    Welcome,
+    Whispers,
+    WhoInfo,
+    YouDoubled,
+    YouKibitz,
+    YouRoll,
+    YourTurnToMove,
+    YouSay,
+    YouShout,
+    YouWhisper,
+)
 from fibsbot.server import messages as msg
 from fibsbot.server.accounts import AccountStore
 from fibsbot.server.config import ServerConfig
@@ -73,10 +125,8 @@ SINGLE_LINE_MESSAGES = [
     (msg.you_win_game(1), GameEnd(winner="You", we_won=True, points=1)),
     (msg.you_win_game(4), GameEnd(winner="You", we_won=True, points=4)),
     (msg.wins_game("bob", 2), GameEnd(winner="bob", we_won=False, points=2)),
-    (msg.score_line(3, ("alice", 2), ("bob", 0)),
-     ScoreLine(length=3, players=("alice", "bob"), scores=(2, 0))),
-    (msg.score_line(0, ("alice", 7), ("bob", 5)),
-     ScoreLine(length=None, players=("alice", "bob"), scores=(7, 5))),
+    (msg.score_line(3, ("alice", 2), ("bob", 0)), ScoreLine(length=3, players=("alice", "bob"), scores=(2, 0))),
+    (msg.score_line(0, ("alice", 7), ("bob", 5)), ScoreLine(length=None, players=("alice", "bob"), scores=(7, 5))),
     (msg.JOIN_NEXT_GAME, JoinNextGamePrompt()),
     (msg.you_win_match(3, 3, 1), MatchEnd(winner="You", we_won=True, length=3, scores=(3, 1))),
     (msg.wins_match("bob", 3, 4, 2), MatchEnd(winner="bob", we_won=False, length=3, scores=(4, 2))),
@@ -92,7 +142,10 @@ SINGLE_LINE_MESSAGES = [
     (msg.logs_in("bob"), Login(name="bob", message="bob logs in.")),
     (msg.logs_out("bob", dropped=False), Logout(name="bob", message="bob logs out.")),
     (msg.logs_out("bob", dropped=True), Logout(name="bob", message="bob drops connection.")),
-    (msg.stored_message("bob", 1306935184, "back at 8"), StoredMessage(sender="bob", time=1306935184, text="back at 8")),
+    (
+        msg.stored_message("bob", 1306935184, "back at 8"),
+        StoredMessage(sender="bob", time=1306935184, text="back at 8"),
+    ),
     ("10 bob", MessageDelivered(name="bob")),
     ("11 bob", MessageSaved(name="bob")),
     (msg.says(12, "bob", "hi there"), Says(name="bob", text="hi there")),
@@ -103,7 +156,7 @@ SINGLE_LINE_MESSAGES = [
     (msg.you_said(17, "hello all"), YouShout(text="hello all")),
     (msg.you_said(18, "psst"), YouWhisper(text="psst")),
     (msg.you_said(19, "gg"), YouKibitz(text="gg")),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize("line, expected", SINGLE_LINE_MESSAGES, ids=[line[:40] for line, _ in SINGLE_LINE_MESSAGES])
@@ -114,11 +167,13 @@ def test_each_message_parses_into_its_event(line, expected):
 def test_resume_lines_fold_into_one_resumed_match_event():
     details = msg.resume_details("bob", 3, [("alice", 1), ("bob", 0)])
     events = parse(msg.resumed_by_you("alice"), *details)
-    assert events == [MatchResumed(opponent="alice", we_joined=True, turn="bob", length=3,
-                                   points={"alice": 1, "bob": 0})]  # fmt: skip
+    assert events == [
+        MatchResumed(opponent="alice", we_joined=True, turn="bob", length=3, points={"alice": 1, "bob": 0})
+    ]
     events = parse(msg.resumed_by_them("bob"), *msg.resume_details("alice", 0, [("alice", 4), ("bob", 2)]))
-    assert events == [MatchResumed(opponent="bob", we_joined=False, turn="alice", length=None,
-                                   points={"alice": 4, "bob": 2})]  # fmt: skip
+    assert events == [
+        MatchResumed(opponent="bob", we_joined=False, turn="alice", length=None, points={"alice": 4, "bob": 2})
+    ]
 
 
 def test_clip_numbered_lines_of_an_account():
@@ -131,11 +186,21 @@ def test_clip_numbered_lines_of_an_account():
     assert info.rating == 1500.0 and info.redoubles == 0 and info.timezone == "UTC"
     expected = {k: v for k, v in acc.toggles.items() if k in info.toggles()}
     assert info.toggles() == {**expected, "away": False}
-    who = one(msg.who_info(acc, opponent="bob", idle=5, login=1_700_000_001, host="h.example",
-                           client="fibsbot_test"))  # fmt: skip
-    assert who == WhoInfo(name="alice", opponent="bob", watching=None, ready=True, away=False,
-                          rating=1500.0, experience=12, idle=5, login=1_700_000_001,
-                          hostname="h.example", client="fibsbot_test", email=None)  # fmt: skip
+    who = one(msg.who_info(acc, opponent="bob", idle=5, login=1_700_000_001, host="h.example", client="fibsbot_test"))
+    assert who == WhoInfo(
+        name="alice",
+        opponent="bob",
+        watching=None,
+        ready=True,
+        away=False,
+        rating=1500.0,
+        experience=12,
+        idle=5,
+        login=1_700_000_001,
+        hostname="h.example",
+        client="fibsbot_test",
+        email=None,
+    )
     assert one(msg.who_info(acc, opponent=None, idle=0, login=1, host="h", client=None)).opponent is None
 
 
@@ -162,12 +227,20 @@ def test_board_lines_of_both_seats_parse_and_mirror_each_other():
 
 
 INFORMATIONAL = [
-    msg.GOODBYE, "You're away. Please type 'back'", "Welcome back.",
-    "The current settings are:", "allowpip    YES", "Your name will be carol",
-    "Type in your password.", "Please retype your password.", "You are registered as carol.",
-    "Type 'bye' to finish this session.", "Welcome to FIBS. You just logged in as guest.",
-    "Please register before using this server:", "Type 'name username' to choose your name.",
-]  # fmt: skip
+    msg.GOODBYE,
+    "You're away. Please type 'back'",
+    "Welcome back.",
+    "The current settings are:",
+    "allowpip    YES",
+    "Your name will be carol",
+    "Type in your password.",
+    "Please retype your password.",
+    "You are registered as carol.",
+    "Type 'bye' to finish this session.",
+    "Welcome to FIBS. You just logged in as guest.",
+    "Please register before using this server:",
+    "Type 'name username' to choose your name.",
+]
 
 
 @pytest.mark.parametrize("line", INFORMATIONAL)
@@ -178,4 +251,6 @@ def test_informational_lines_are_not_mistaken_for_game_events(line):
 
 def test_a_setting_answer_is_a_setting_event():
     assert parse(msg.LOGIN_PROMPT, "Value of 'boardstyle' set to 3.") == [
-        LoginPrompt(attempt=1), SettingChanged(name="boardstyle", value="3")]
+        LoginPrompt(attempt=1),
+        SettingChanged(name="boardstyle", value="3"),
+    ]

@@ -8,7 +8,20 @@ import time
 
 import pytest
 
-from fibsbot.protocol.parser import *  # noqa: F403 - the event classes
+from fibsbot.protocol.parser import (
+    Banner,
+    Board,
+    ConnectionTimedOut,
+    Invitation,
+    JoinInstructions,
+    LoginFailed,
+    LoginPrompt,
+    MatchStart,
+    OwnInfo,
+    PasswordPrompt,
+    Welcome,
+    WhoEnd,
+)
 from fibsbot.server.telnet import DO, DONT, ECHO, IAC, SB, SE, WILL, WONT, TelnetFilter
 from fibsbot.server.testing import ClipTestClient, run_local_server
 
@@ -29,7 +42,7 @@ def test_filter_handles_subnegotiation_escapes_and_split_sequences():
     telnet = TelnetFilter()
     stream = bytes([IAC, SB, TTYPE, 0]) + b"xterm" + bytes([IAC, SE]) + b"a" + bytes([IAC, IAC]) + b"b"
     stream += bytes([IAC, DO, ECHO, IAC, DONT, ECHO, IAC, WONT, TTYPE])  # answers to us: no reply
-    pieces = [stream[i:i + 1] for i in range(len(stream))]  # one byte at a time
+    pieces = [stream[i : i + 1] for i in range(len(stream))]  # one byte at a time
     results = [telnet.feed(piece) for piece in pieces]
     assert b"".join(d for d, _ in results) == b"a\xffb"
     assert b"".join(r for _, r in results) == b""

@@ -12,7 +12,20 @@ import random
 
 import pytest
 
-from fibsbot.protocol.parser import *  # noqa: F403 - the event classes
+from fibsbot.protocol.parser import (
+    Board,
+    CantMove,
+    DoubleRejected,
+    GameEnd,
+    MatchEnd,
+    MatchResumed,
+    NewGame,
+    PleaseRollOrDouble,
+    ResignAccepted,
+    ScoreLine,
+    ServerError,
+    Unknown,
+)
 from tests.server_harness import Harness, pending_action, random_move
 
 NAMES = ("alice", "bob")
@@ -53,8 +66,7 @@ class Referee:
                 assert self.h.players[name].board.to_line() == match.board_for(seat)
 
 
-def play(seed: int, length: int | str, *, games_cap: int = 4, interrupt_every: int = 0,
-         cube: bool = True) -> Harness:
+def play(seed: int, length: int | str, *, games_cap: int = 4, interrupt_every: int = 0, cube: bool = True) -> Harness:
     rng = random.Random(seed)
     h = Harness(seed=seed)
     h.login("alice")
@@ -128,8 +140,9 @@ def test_random_games_played_to_the_last_checker(seed):
     alice, bob = h.players["alice"], h.players["bob"]
     ends = alice.of(GameEnd)
     assert ends and len(ends) == len(alice.of(NewGame))  # every game borne off to the end
-    assert alice.of(MatchEnd)[-1].scores == tuple(sorted((points_won(alice.events), points_won(bob.events)),
-                                                        reverse=True))
+    assert alice.of(MatchEnd)[-1].scores == tuple(
+        sorted((points_won(alice.events), points_won(bob.events)), reverse=True)
+    )
     assert alice.of(CantMove) or bob.of(CantMove)
 
 

@@ -4,7 +4,21 @@ from __future__ import annotations
 
 import pytest
 
-from fibsbot.protocol.parser import *  # noqa: F403 - the event classes
+from fibsbot.protocol.parser import (
+    ConnectionTimedOut,
+    DoubleOffered,
+    GameSaved,
+    Invitation,
+    InviteSent,
+    JoinInstructions,
+    Logout,
+    MatchResumed,
+    NewGame,
+    PleaseMove,
+    PleaseRollOrDouble,
+    ServerError,
+    WhoInfo,
+)
 from fibsbot.server.dice import ScriptedDice, SeededDice
 from tests.server_harness import Harness
 
@@ -22,11 +36,14 @@ def resume(h: Harness, inviter: str, joiner: str) -> None:
     h.send(joiner, f"join {inviter}")
 
 
-@pytest.mark.parametrize("how, seen_by_bob", [
-    ("leave", GameSaved(player="alice", reason="left")),
-    ("bye", GameSaved(player="alice", reason="logged_out")),
-    ("drop", GameSaved(player="alice", reason="dropped")),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "how, seen_by_bob",
+    [
+        ("leave", GameSaved(player="alice", reason="left")),
+        ("bye", GameSaved(player="alice", reason="logged_out")),
+        ("drop", GameSaved(player="alice", reason="dropped")),
+    ],
+)
 def test_leaving_saves_the_match(how, seen_by_bob):
     h = started()
     alice, bob = h.players["alice"], h.players["bob"]
@@ -57,10 +74,14 @@ def test_resume_after_a_drop_restores_the_board_and_the_turn():
     assert bob.events[-1] == InviteSent(player="alice", length=None, resume=True)
     assert alice.events[-2:] == [Invitation(player="bob", length=None, resume=True), JoinInstructions(player="bob")]
     h.send("alice", "join bob")
-    assert MatchResumed(opponent="bob", we_joined=True, turn="bob", length=3,
-                        points={"alice": 0, "bob": 0}) in alice.events  # fmt: skip
-    assert MatchResumed(opponent="alice", we_joined=False, turn="bob", length=3,
-                        points={"alice": 0, "bob": 0}) in bob.events  # fmt: skip
+    assert (
+        MatchResumed(opponent="bob", we_joined=True, turn="bob", length=3, points={"alice": 0, "bob": 0})
+        in alice.events
+    )
+    assert (
+        MatchResumed(opponent="alice", we_joined=False, turn="bob", length=3, points={"alice": 0, "bob": 0})
+        in bob.events
+    )
     assert bob.board.to_line() == before["bob"] and alice.board.to_line() == before["alice"]
     assert bob.events[-1] == PleaseMove(pieces=2) and bob.board.we_must_move
     h.send("bob", "move 13-8 13-11")

@@ -11,7 +11,20 @@ from __future__ import annotations
 
 import asyncio
 
-from fibsbot.protocol.parser import *  # noqa: F403 - the event classes
+from fibsbot.protocol.parser import (
+    Board,
+    DoubleAccepted,
+    DoubleRejected,
+    Event,
+    GameSaved,
+    Invitation,
+    MatchEnd,
+    MatchResumed,
+    NewGame,
+    PleaseRollOrDouble,
+    ResignAccepted,
+    ResignOffered,
+)
 from fibsbot.server.testing import ClipTestClient, first_legal_move, run_local_server
 from tests.server_harness import Player, pending_action
 
@@ -135,14 +148,14 @@ async def test_a_scripted_three_point_match_over_tcp():
         assert first_resign.points == 2
         # game 2: the Crawford game, no prompts to double, a drop and a resume
         assert script.dropped and script.crawford_moves >= 10
-        assert (alice.of(GameSaved) or bob.of(GameSaved))
+        assert alice.of(GameSaved) or bob.of(GameSaved)
         for player in (alice, bob):  # the Crawford game: flags as FIBS shows them, no prompt
             starts = [i for i, e in enumerate(player.events) if isinstance(e, NewGame)]
-            crawford = player.events[starts[1]:starts[2]]
+            crawford = player.events[starts[1] : starts[2]]
             assert not any(isinstance(e, PleaseRollOrDouble) for e in crawford)
             boards = [e.board for e in crawford if isinstance(e, Board) and e.board.turn != 0]
             assert boards and all(b.is_crawford_game and b.player_may_double for b in boards)
-            assert all(e.board.post_crawford for e in player.events[starts[2]:] if isinstance(e, Board))
+            assert all(e.board.post_crawford for e in player.events[starts[2] :] if isinstance(e, Board))
         # later games: doubles dropped
         assert alice.of(DoubleRejected) or bob.of(DoubleRejected)
         assert not alice.unknown()[1:] and not bob.unknown()[1:]

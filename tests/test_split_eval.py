@@ -5,6 +5,7 @@ positions come in (a cached value must not depend on the path that reached it)."
 from __future__ import annotations
 
 import numpy as np
+from strategies import random_board
 
 from engine.eval.encode import encode
 from engine.eval.evaluator import Evaluator
@@ -12,7 +13,6 @@ from engine.eval.net import Net
 from engine.eval.pubeval import board_has_contact
 from engine.eval.split_eval import OWN_CONTACT2, REST_CONTACT2, evaluate_split
 from fibsbot.bench.speed import real_game_positions
-from strategies import random_board
 
 
 def _contact_boards(count: int) -> np.ndarray:
@@ -67,7 +67,11 @@ def test_a_position_gets_the_same_bits_whatever_came_before():
     runs = np.ascontiguousarray(runs)
     in_order = _evaluate_all(net, runs, np.zeros(1024, np.float32), np.zeros(32, np.float32))
     reverse = _evaluate_all(net, runs[::-1].copy(), np.zeros(1024, np.float32), np.zeros(32, np.float32))[::-1]
-    alone = np.concatenate([_evaluate_all(net, runs[i:i + 1], np.zeros(1024, np.float32), np.zeros(32, np.float32))
-                            for i in range(len(runs))])
+    alone = np.concatenate(
+        [
+            _evaluate_all(net, runs[i : i + 1], np.zeros(1024, np.float32), np.zeros(32, np.float32))
+            for i in range(len(runs))
+        ]
+    )
     assert np.array_equal(in_order, reverse)
     assert np.array_equal(in_order, alone)

@@ -6,14 +6,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.players.agent import Agent
 from engine.eval.evaluator import Evaluator
-from engine.rules.moves import MAX_RESULTS, MoveBuffers, generate_moves
 from engine.eval.net import Net
+from engine.eval.static import WON, probabilities_interpreted, rank_interpreted, rank_static
+from engine.players.agent import Agent
+from engine.rollout.selfplay_sample import sample_positions
+from engine.rules.moves import MAX_RESULTS, MoveBuffers, generate_moves
 from engine.rules.position import Position
 from engine.search.nply import rank_candidates
-from engine.rollout.selfplay_sample import sample_positions
-from engine.eval.static import WON, probabilities_interpreted, rank_interpreted, rank_static
 from nets.player import load_agent
 from tests.board_builder import backgammon_in_one_roll
 
@@ -61,8 +61,9 @@ def test_static_ranking_equals_the_search_at_zero_ply(agent):
         cands = buffers.boards
         for weights in WEIGHTS:
             w = np.array(weights)
-            a = rank_candidates(agent.ctx, cands, n, 0, filters, w, agent._buf2.args(), agent._buf1.args(),
-                                eq_a, pr_a, pl_a)
+            a = rank_candidates(
+                agent.ctx, cands, n, 0, filters, w, agent._buf2.args(), agent._buf1.args(), eq_a, pr_a, pl_a
+            )
             b = rank_static(agent.ctx, cands, n, w, eq_b, pr_b, pl_b)
             assert np.allclose(eq_a[:n], eq_b[:n], atol=1e-5, rtol=0)
             assert np.allclose(pr_a[:n], pr_b[:n], atol=1e-5, rtol=0)
@@ -100,10 +101,14 @@ def test_an_agent_waiting_for_its_search_plays_at_zero_ply_then_searches():
     board = Position.initial().board
     first = agent.choose_move(board, 6, 2)
     reference = zero.choose_move(board, 6, 2)
-    assert first.ply == 0 and first.steps == reference.steps and first.equity == pytest.approx(reference.equity, abs=1e-5)
+    assert (
+        first.ply == 0 and first.steps == reference.steps and first.equity == pytest.approx(reference.equity, abs=1e-5)
+    )
     assert not first.disagrees and all(r.ply == 0 for r in first.ranked)
     assert agent.depth == 0 and agent.rank_moves(board, 6, 2)[0].ply == 0
-    assert np.allclose(agent.probabilities(board), zero.probabilities(board), atol=1e-6)  # the cube's figures: static too, to float32 rounding
+    assert np.allclose(
+        agent.probabilities(board), zero.probabilities(board), atol=1e-6
+    )  # the cube's figures: static too, to float32 rounding
     ready["now"] = True
     second = agent.choose_move(board, 6, 2)
     assert second.ply == 2 and agent.depth == 2

@@ -5,17 +5,22 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.players.agent import Agent
 from engine.eval.evaluator import Evaluator
 from engine.eval.net import Net
+from engine.players.agent import Agent
 from nets.train.labels import label_positions, selfplay_positions
 from nets.train.supervised import fit, mean_loss, sgd_epoch, split_by_net
 
 
 @pytest.fixture(scope="module")
 def agent() -> Agent:
-    return Agent(Evaluator(Net.create("gnubg5", "contact", 12, seed=1, scale=0.3),
-                           Net.create("gnubg5", "race", 8, seed=2, scale=0.3), name="tiny"))
+    return Agent(
+        Evaluator(
+            Net.create("gnubg5", "contact", 12, seed=1, scale=0.3),
+            Net.create("gnubg5", "race", 8, seed=2, scale=0.3),
+            name="tiny",
+        )
+    )
 
 
 def test_a_step_follows_the_cross_entropy_gradient():
@@ -64,12 +69,15 @@ def test_adams_first_step_moves_each_weight_by_the_step_size_against_its_gradien
     eps = 1e-3
     bumped = net.copy()
     bumped.b2[0] += eps
-    slope = (mean_loss(bumped.W1, bumped.b1, bumped.W2, bumped.b2, enc, board, target)
-             - mean_loss(net.W1, net.b1, net.W2, net.b2, enc, board, target)) / eps
+    slope = (
+        mean_loss(bumped.W1, bumped.b1, bumped.W2, bumped.b2, enc, board, target)
+        - mean_loss(net.W1, net.b1, net.W2, net.b2, enc, board, target)
+    ) / eps
     before = net.copy()
     state = AdamState(net)
-    _, steps = adam_epoch(net.W1, net.b1, net.W2, net.b2, state.moments, state.step, enc, board, target,
-                          np.zeros(1, np.int64), 1e-3, 4)
+    _, steps = adam_epoch(
+        net.W1, net.b1, net.W2, net.b2, state.moments, state.step, enc, board, target, np.zeros(1, np.int64), 1e-3, 4
+    )
     assert steps == 1
     assert net.b2[0] - before.b2[0] == pytest.approx(-1e-3 * np.sign(slope), rel=1e-3)
 

@@ -34,15 +34,26 @@ def unit() -> dict[str, list[str]]:
 @pytest.mark.parametrize(
     "key, value",
     [
-        ("Type", "simple"), ("Restart", "on-failure"), ("DynamicUser", "yes"),
-        ("NoNewPrivileges", "yes"), ("ProtectSystem", "strict"), ("ProtectHome", "yes"),
-        ("PrivateTmp", "yes"), ("PrivateDevices", "yes"), ("ProtectKernelTunables", "yes"),
-        ("ProtectKernelModules", "yes"), ("ProtectControlGroups", "yes"), ("RestrictNamespaces", "yes"),
-        ("RestrictSUIDSGID", "yes"), ("LockPersonality", "yes"), ("StateDirectory", "fibsbot"),
-        ("RestrictAddressFamilies", "AF_INET AF_INET6 AF_UNIX"), ("CapabilityBoundingSet", ""),
+        ("Type", "simple"),
+        ("Restart", "on-failure"),
+        ("DynamicUser", "yes"),
+        ("NoNewPrivileges", "yes"),
+        ("ProtectSystem", "strict"),
+        ("ProtectHome", "yes"),
+        ("PrivateTmp", "yes"),
+        ("PrivateDevices", "yes"),
+        ("ProtectKernelTunables", "yes"),
+        ("ProtectKernelModules", "yes"),
+        ("ProtectControlGroups", "yes"),
+        ("RestrictNamespaces", "yes"),
+        ("RestrictSUIDSGID", "yes"),
+        ("LockPersonality", "yes"),
+        ("StateDirectory", "fibsbot"),
+        ("RestrictAddressFamilies", "AF_INET AF_INET6 AF_UNIX"),
+        ("CapabilityBoundingSet", ""),
         ("ExecStart", "/usr/local/bin/fibsbot run --config /etc/fibsbot/fibsbot.toml"),
     ],
-)  # fmt: skip
+)
 def test_hardening_directives(unit, key, value):
     assert unit[key] == [value]
 

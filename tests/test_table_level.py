@@ -5,15 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.players.agent import Agent
 from engine.cube.cubeful import cube_equities, move_equities
-from engine.rollout.duel import play_player_pairs
 from engine.eval.evaluator import Evaluator
-from engine.rules.ids import MatchState
+from engine.players.agent import Agent
 from engine.players.registry import PubevalPlayer
-from engine.rules.position import Position
-from engine.rollout.selfplay_sample import sample_positions
 from engine.players.table import CLOSE_MOVE
+from engine.rollout.duel import play_player_pairs
+from engine.rollout.selfplay_sample import sample_positions
+from engine.rules.ids import MatchState
+from engine.rules.position import Position
 from tests.tiny_net import tiny_evaluator
 
 
@@ -46,8 +46,13 @@ def test_moves_at_a_score_are_ranked_by_cubeful_equity(evaluator):
     for sample in contact_samples(4, seed=7):
         choice = agent.choose_move(sample.board, *sample.dice, state)
         deepest = [m for m in choice.ranked if m.ply == choice.ranked[0].ply]
-        figures = move_equities(agent.tree, np.stack([m.board for m in deepest]), np.array([m.probs for m in deepest]),
-                                state, deepest[0].ply)
+        figures = move_equities(
+            agent.tree,
+            np.stack([m.board for m in deepest]),
+            np.array([m.probs for m in deepest]),
+            state,
+            deepest[0].ply,
+        )
         assert [m.equity for m in deepest] == pytest.approx(sorted(figures, reverse=True))
 
 
@@ -60,10 +65,9 @@ def test_close_moves_are_looked_at_a_ply_deeper_within_the_budget(evaluator):
             deeper += 1
             looked = [m for m in ranked if m.ply == 3]
             assert len(looked) >= 2 and looked[0].equity - looked[-1].equity < 1.0
-            assert all(m.ply <= 2 for m in ranked[len(looked):])
+            assert all(m.ply <= 2 for m in ranked[len(looked) :])
     assert deeper > 0 and CLOSE_MOVE > 0
-    assert all(m.ply <= 2 for m in Agent(evaluator, ply=2, think=0.0).choose_move(
-        sample.board, *sample.dice).ranked)
+    assert all(m.ply <= 2 for m in Agent(evaluator, ply=2, think=0.0).choose_move(sample.board, *sample.dice).ranked)
 
 
 def test_the_table_level_plays_a_duel_through_python(evaluator):

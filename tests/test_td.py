@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.rules.dice import game_seed
 from engine.eval.net import GNUBG5, SYMMETRIC, TESAURO3, Net, swap_permutation
 from engine.rollout.selfplay_sample import game_positions, sample_positions
+from engine.rules.dice import game_seed
 from fibsbot.cli import main
 from nets.train.td import TDConfig, TDTrainer, _perm, _traces
 from nets.train.td_kernel import flip_traces, flipped_target, forward_raw, next_state_target, td_update
@@ -63,8 +63,21 @@ def td_step(net: Net, board: np.ndarray, target: np.ndarray, lam: float, traces=
     before = [a.astype(np.float64) for a in (net.W1, net.b1, net.W2, net.b2)]
     x, h, raw = forward(net, board)
     traces = traces if traces is not None else _traces(net, lam)
-    td_update(net.W1, net.b1, net.W2, net.b2, net.arch_id, _perm(net), x, h, raw,
-              target.astype(np.float32), np.float32(LR), np.float32(lam), traces)
+    td_update(
+        net.W1,
+        net.b1,
+        net.W2,
+        net.b2,
+        net.arch_id,
+        _perm(net),
+        x,
+        h,
+        raw,
+        target.astype(np.float32),
+        np.float32(LR),
+        np.float32(lam),
+        traces,
+    )
     return [a.astype(np.float64) - b for a, b in zip((net.W1, net.b1, net.W2, net.b2), before)]
 
 
@@ -151,14 +164,19 @@ def test_traces_hold_the_output_gradients_and_decay_by_lambda():
 
 # ---- perspective flips -----------------------------------------------------------
 
-@pytest.mark.parametrize("arch, n_out, mapping", [
-    (TESAURO3, 3, [0, 2, 1]),  # [w, gw, gl]: gammon win <-> gammon loss
-    (GNUBG5, 5, [0, 3, 4, 1, 2]),  # [w, gw, bgw, gl, bgl]
-])
+
+@pytest.mark.parametrize(
+    "arch, n_out, mapping",
+    [
+        (TESAURO3, 3, [0, 2, 1]),  # [w, gw, gl]: gammon win <-> gammon loss
+        (GNUBG5, 5, [0, 3, 4, 1, 2]),  # [w, gw, bgw, gl, bgl]
+    ],
+)
 def test_flip_traces_is_the_documented_involution(arch, n_out, mapping):
     rng = np.random.default_rng(arch)
-    traces = tuple(rng.normal(size=shape).astype(np.float32)
-                   for shape in ((n_out, 9, 4), (n_out, 4), (n_out, 4), (n_out,)))
+    traces = tuple(
+        rng.normal(size=shape).astype(np.float32) for shape in ((n_out, 9, 4), (n_out, 4), (n_out, 4), (n_out,))
+    )
     original = [t.copy() for t in traces]
     flip_traces(arch, *traces)
     sign = np.array([-1.0] + [1.0] * (n_out - 1))
@@ -203,6 +221,7 @@ def test_target_from_a_race_net_of_another_architecture():
 
 # ---- the symmetric design under training -----------------------------------------
 
+
 # enough games for float32 rounding to have pulled the win weights' sum off zero
 # (by 9e-6 after 2,000 games before the kernel re-centred them)
 @pytest.mark.parametrize("encoding, games", [("tesauro", 2000), ("contact", 400)])
@@ -227,17 +246,33 @@ def test_symmetric_net_stays_symmetric_under_td_training(tmp_path, encoding, gam
 
 # ---- the trainer -----------------------------------------------------------------
 
+
 def trained_arrays(net: Net) -> list[np.ndarray]:
     return [net.W1, net.b1, net.W2, net.b2]
 
 
-@pytest.mark.parametrize("config", [
-    TDConfig(arch="tesauro3", encoding="tesauro", hidden=8, seed=3, checkpoint_every=300,
-             bench_every=300, bench_games=2),
-    # traces, and a race net of another architecture
-    TDConfig(arch="gnubg5", encoding="contact", hidden=6, race_arch="tesauro3", race_hidden=5, lam=0.7,
-             seed=4, checkpoint_every=300, bench_every=300, bench_games=2),
-], ids=["tesauro3", "gnubg5-lambda-race"])
+@pytest.mark.parametrize(
+    "config",
+    [
+        TDConfig(
+            arch="tesauro3", encoding="tesauro", hidden=8, seed=3, checkpoint_every=300, bench_every=300, bench_games=2
+        ),
+        # traces, and a race net of another architecture
+        TDConfig(
+            arch="gnubg5",
+            encoding="contact",
+            hidden=6,
+            race_arch="tesauro3",
+            race_hidden=5,
+            lam=0.7,
+            seed=4,
+            checkpoint_every=300,
+            bench_every=300,
+            bench_games=2,
+        ),
+    ],
+    ids=["tesauro3", "gnubg5-lambda-race"],
+)
 def test_resumed_run_equals_an_uninterrupted_one(tmp_path, config):
     straight = TDTrainer(tmp_path / "straight", config)
     straight.run(600, chunk=250, quiet=True)
@@ -255,8 +290,9 @@ def test_resumed_run_equals_an_uninterrupted_one(tmp_path, config):
     assert on_disk.games_done == 600
     for a, b in zip(trained_arrays(straight.contact), trained_arrays(on_disk.contact)):
         np.testing.assert_array_equal(a, b)
-    assert not np.array_equal(straight.contact.W1, Net.create(config.arch, config.encoding, config.hidden,
-                                                              config.seed).W1)
+    assert not np.array_equal(
+        straight.contact.W1, Net.create(config.arch, config.encoding, config.hidden, config.seed).W1
+    )
 
 
 def test_benchmarks_are_not_skipped_between_checkpoints(tmp_path):
@@ -304,8 +340,21 @@ def test_a_tiny_net_learns_to_predict_game_results(tmp_path):
 
 def test_train_command_runs_resumes_and_plots(tmp_path, capsys):
     run_dir = tmp_path / "run"
-    args = ["train", "td", "--run-dir", str(run_dir), "--hidden", "8", "--bench-every", "100",
-            "--bench-games", "50", "--checkpoint-every", "100", "--quiet"]
+    args = [
+        "train",
+        "td",
+        "--run-dir",
+        str(run_dir),
+        "--hidden",
+        "8",
+        "--bench-every",
+        "100",
+        "--bench-games",
+        "50",
+        "--checkpoint-every",
+        "100",
+        "--quiet",
+    ]
     assert main(args + ["--games", "200"]) == 0
     assert "200 games" in capsys.readouterr().out
     first = Net.load(run_dir / "contact.npz")
@@ -328,8 +377,10 @@ def test_train_command_runs_resumes_and_plots(tmp_path, capsys):
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-@pytest.mark.parametrize("option, value", [("--checkpoint-every", "0"), ("--bench-every", "0"),
-                                           ("--bench-games", "0"), ("--hidden", "-1"), ("--lam", "1.5")])
+@pytest.mark.parametrize(
+    "option, value",
+    [("--checkpoint-every", "0"), ("--bench-every", "0"), ("--bench-games", "0"), ("--hidden", "-1"), ("--lam", "1.5")],
+)
 def test_train_command_rejects_bad_numbers(tmp_path, capsys, option, value):
     args = ["train", "td", "--run-dir", str(tmp_path / "run"), "--games", "10", "--quiet", option, value]
     assert main(args) == 2

@@ -70,11 +70,14 @@ def test_without_the_marker_the_child_runs_and_its_end_is_logged_once(cache):
     assert [e for e in logs if e["event"] == "search_ready"][0]["child"] == {"seconds": 1}
 
 
-@pytest.mark.parametrize("command, timeout", [
-    ([sys.executable, "-c", "import sys; sys.stderr.write('boom'); sys.exit(3)"], 60),
-    ([sys.executable, "-c", "import time; time.sleep(60)"], 0.3),
-    ([sys.executable, "-c", "pass"], 60),  # exits cleanly but leaves no marker
-])
+@pytest.mark.parametrize(
+    "command, timeout",
+    [
+        ([sys.executable, "-c", "import sys; sys.stderr.write('boom'); sys.exit(3)"], 60),
+        ([sys.executable, "-c", "import time; time.sleep(60)"], 0.3),
+        ([sys.executable, "-c", "pass"], 60),  # exits cleanly but leaves no marker
+    ],
+)
 def test_a_failed_warmup_is_logged_and_the_search_compiles_in_process(cache, command, timeout):
     with capture_logs() as logs:
         warm = SearchWarmup("net:default@2", timeout_s=timeout, command=command).start()

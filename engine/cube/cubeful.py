@@ -30,12 +30,12 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from engine.rules.dice import ROLL_WEIGHTS
-from engine.rules.ids import CENTRED, MatchState
 from engine.cube.janowski import cube_lives, cubeful
 from engine.cube.met import ME, THEM, CubeView, gammon_values, mwc_to_equity
+from engine.rules.dice import ROLL_WEIGHTS
+from engine.rules.ids import CENTRED, MatchState
 from engine.rules.moves import MoveBuffers
-from engine.search.nply import choose_replies
+from engine.search.nply import SearchContext, choose_replies
 
 MAX_CUBE = 1 << 15  # the Match ID's cube field
 
@@ -99,7 +99,7 @@ class _Level:
 class CubefulTree:
     """Expands positions with one agent's context and scratch (one per thread)."""
 
-    def __init__(self, ctx: tuple) -> None:
+    def __init__(self, ctx: SearchContext) -> None:
         self.ctx = ctx
         self.buffers = MoveBuffers()
 
@@ -108,7 +108,7 @@ class CubefulTree:
         seeing the game as ``view``), and their indices."""
         live = np.flatnonzero(~level.over)
         boards = np.ascontiguousarray(level.boards[live], dtype=np.int8)
-        replies = np.zeros((len(live), 21, 2, 25), np.int8)
+        replies: np.ndarray = np.zeros((len(live), 21, 2, 25), np.int8)
         reply_probs = np.zeros((len(live), 21, 5), np.float32)
         if len(live):
             expand_nodes(self.ctx, boards, len(live), self.buffers.args(), replies, reply_probs, reply_weights(view))
@@ -118,8 +118,9 @@ class CubefulTree:
         child_probs = other_sides_probs(mover)
         return _Level(replies[:, ::-1], child_probs, over), live
 
-    def values(self, boards, probs, views: list[CubeView], plies: int, *, decide_at_root: bool,
-               cubeless: bool = False) -> np.ndarray:
+    def values(
+        self, boards, probs, views: list[CubeView], plies: int, *, decide_at_root: bool, cubeless: bool = False
+    ) -> np.ndarray:
         """Cubeful values ``(len(boards), len(views))`` for the side on roll of each
         board (row 0) under each of ``views`` (all money or all match), ``plies`` deep.
 
@@ -146,12 +147,13 @@ class CubefulTree:
                     below.append(flip_view(_doubled(view)))
             level_views.append(below)
         money = views[0].money
-        values = _leaf_values(levels[-1], level_views[-1], deciding=(plies > 0 or decide_at_root) and not cubeless,
-                              dead=cubeless)
+        values = _leaf_values(
+            levels[-1], level_views[-1], deciding=(plies > 0 or decide_at_root) and not cubeless, dead=cubeless
+        )
         for depth in range(plies - 1, -1, -1):
             level, live = levels[depth], parents[depth]
-            child = _other_side(values, money).reshape(len(live), 21, len(level_views[depth + 1]))
-            averaged = np.einsum("nrv,r->nv", child, ROLL_WEIGHTS)
+            child_values = _other_side(values, money).reshape(len(live), 21, len(level_views[depth + 1]))
+            averaged = np.einsum("nrv,r->nv", child_values, ROLL_WEIGHTS)
             deciding = (depth > 0 or decide_at_root) and not cubeless
             out = _leaf_values(level, level_views[depth], ended_only=True)  # ended games keep these
             for j, view in enumerate(level_views[depth]):
@@ -179,8 +181,9 @@ def _doubled(view: CubeView) -> CubeView:
     return view.doubled() if view_may_double(view) else view
 
 
-def _leaf_values(level: _Level, views: list[CubeView], *, deciding: bool = False, dead: bool = False,
-                 ended_only: bool = False) -> np.ndarray:
+def _leaf_values(
+    level: _Level, views: list[CubeView], *, deciding: bool = False, dead: bool = False, ended_only: bool = False
+) -> np.ndarray:
     """Janowski values of the nodes of ``level`` under every view, the side on roll
     free to double first where ``deciding`` (gnubg decides at the leaves too), the
     cube dead everywhere with ``dead``; with
@@ -222,10 +225,14 @@ def cube_equities(tree: CubefulTree, board, probs, state: MatchState, plies: int
     normalised to the present cube as ``engine.cube.decision.cubeful_equities`` gives them."""
     view = CubeView.of(state)
     views = [view, view.doubled()]
-    no_double, double_take = tree.values(np.asarray(board)[None], np.asarray(probs)[None], views, plies,
-                                         decide_at_root=False)[0]
-    return {"no_double": to_equity(no_double, view), "double_take": to_equity(double_take, view),
-            "double_drop": to_equity(cash_value(view), view)}
+    no_double, double_take = tree.values(
+        np.asarray(board)[None], np.asarray(probs)[None], views, plies, decide_at_root=False
+    )[0]
+    return {
+        "no_double": to_equity(no_double, view),
+        "double_take": to_equity(double_take, view),
+        "double_drop": to_equity(cash_value(view), view),
+    }
 
 
 CUBELESS_MONEY = MatchState(jacoby=False)
@@ -242,7 +249,8 @@ def move_equities(tree: CubefulTree, candidates, mover_probs, state: MatchState 
     mover = np.asarray(mover_probs, np.float64).reshape(-1, 5)
     theirs = other_sides_probs(mover)
     view = CubeView.of(state)
-    values = tree.values(candidates[:, ::-1], theirs, [flip_view(view)], plies, decide_at_root=True,
-                         cubeless=cubeless)[:, 0]
+    values = tree.values(candidates[:, ::-1], theirs, [flip_view(view)], plies, decide_at_root=True, cubeless=cubeless)[
+        :, 0
+    ]
     ours = _other_side(values, view.money)
     return ours / view.cube if view.money else mwc_to_equity(ours, view)

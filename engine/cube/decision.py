@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.rules.ids import CENTRED, MatchState
 from engine.cube import janowski
 from engine.cube.janowski import BEAROFF_CUBE_LIFE, CONTACT_CUBE_LIFE, RACE_CUBE_LIFE  # noqa: F401  (part of this face)
 from engine.cube.met import ME, CubeView, mwc_to_equity
+from engine.rules.ids import CENTRED, MatchState
 
 MAX_CUBE = 1 << 15  # the Match ID's cube field
 
@@ -36,6 +36,7 @@ DOUBLE_TAKE = "double, take"
 DOUBLE_DROP = "double, drop"
 TOO_GOOD = "too good"
 ACTIONS = (NO_DOUBLE, DOUBLE_TAKE, DOUBLE_DROP, TOO_GOOD)
+
 
 class CubeError(ValueError):
     """Probabilities or a match state a cube decision cannot be made from."""
@@ -120,12 +121,17 @@ def cubeful_equities(probs, state: MatchState, *, cube_life: float) -> dict[str,
     p = _check_probs(probs)
     view = CubeView.of(state)
     if view.money:
-        equities = (money_cubeful_equity(p, view, cube_life), 2.0 * money_cubeful_equity(p, view.doubled(), cube_life),
-                    1.0)
+        equities = (
+            money_cubeful_equity(p, view, cube_life),
+            2.0 * money_cubeful_equity(p, view.doubled(), cube_life),
+            1.0,
+        )
     else:
-        equities = (mwc_to_equity(match_cubeful_mwc(p, view, cube_life), view),
-                    mwc_to_equity(match_cubeful_mwc(p, view.doubled(), cube_life), view),
-                    mwc_to_equity(view.mwc(ME, view.cube, winner=ME), view))
+        equities = (
+            mwc_to_equity(match_cubeful_mwc(p, view, cube_life), view),
+            mwc_to_equity(match_cubeful_mwc(p, view.doubled(), cube_life), view),
+            mwc_to_equity(view.mwc(ME, view.cube, winner=ME), view),
+        )
     return dict(zip(("no_double", "double_take", "double_drop"), map(float, equities)))
 
 
@@ -152,12 +158,17 @@ def cube_decision(probs, state: MatchState, *, race: bool = False, cube_life: fl
     x = cube_life if cube_life is not None else (RACE_CUBE_LIFE if race else CONTACT_CUBE_LIFE)
     if not 0.0 <= x <= 1.0:
         raise CubeError(f"cube life {x} must lie in 0..1")
-    return decide(cubeful_equities(probs, state, cube_life=x), state,
-                  can_win_gammon=float(_check_probs(probs)[1]) > 0.0, cube_life=x)
+    return decide(
+        cubeful_equities(probs, state, cube_life=x),
+        state,
+        can_win_gammon=float(_check_probs(probs)[1]) > 0.0,
+        cube_life=x,
+    )
 
 
-def decide(equities: dict[str, float], state: MatchState, *, can_win_gammon: bool,
-           cube_life: float = CONTACT_CUBE_LIFE) -> CubeDecision:
+def decide(
+    equities: dict[str, float], state: MatchState, *, can_win_gammon: bool, cube_life: float = CONTACT_CUBE_LIFE
+) -> CubeDecision:
     """The action from the three equities of ``state.on_roll`` (``no_double``,
     ``double_take``, ``double_drop``, normalised to the present cube), however deep
     they were computed (``engine.cube.cubeful`` gives them n plies deep)."""

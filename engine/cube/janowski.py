@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.rules.ids import CENTRED
 from engine.cube.met import ME, THEM, CubeView, gammon_values, live_cash_points_from_ratios, weighted_mwc
+from engine.rules.ids import CENTRED
 
 _EPSILON = 1e-7  # gnubg's guard against dividing by a (nearly) impossible outcome
 
@@ -54,8 +54,12 @@ def outcome_ratios(p: np.ndarray) -> tuple[np.ndarray, ...]:
     """(gammon, backgammon) shares of the wins, then of the losses (gammons without
     backgammons), as ``Cl2CfMatch`` computes them."""
     win, lose = p[:, 0], 1.0 - p[:, 0]
-    return (_ratio(p[:, 1] - p[:, 2], win), _ratio(p[:, 2], win),
-            _ratio(p[:, 3] - p[:, 4], lose), _ratio(p[:, 4], lose))
+    return (
+        _ratio(p[:, 1] - p[:, 2], win),
+        _ratio(p[:, 2], win),
+        _ratio(p[:, 3] - p[:, 4], lose),
+        _ratio(p[:, 4], lose),
+    )
 
 
 # ---------------------------------------------------------------- money play
@@ -106,9 +110,18 @@ def cube_alive(view: CubeView) -> bool:
 
 def match_dead(p: np.ndarray, view: CubeView) -> np.ndarray:
     """My match winning chance if the game is played out at the present cube."""
-    outcomes = ((p[:, 0] - p[:, 1], 1, ME), (p[:, 1] - p[:, 2], 2, ME), (p[:, 2], 3, ME),
-                (1.0 - p[:, 0] - p[:, 3], 1, THEM), (p[:, 3] - p[:, 4], 2, THEM), (p[:, 4], 3, THEM))
-    return sum(chance * view.mwc(ME, n * view.cube, winner=winner) for chance, n, winner in outcomes)
+    outcomes = (
+        (p[:, 0] - p[:, 1], 1, ME),
+        (p[:, 1] - p[:, 2], 2, ME),
+        (p[:, 2], 3, ME),
+        (1.0 - p[:, 0] - p[:, 3], 1, THEM),
+        (p[:, 3] - p[:, 4], 2, THEM),
+        (p[:, 4], 3, THEM),
+    )
+    dead = np.zeros(len(p))
+    for chance, n, winner in outcomes:
+        dead = dead + chance * view.mwc(ME, n * view.cube, winner=winner)
+    return dead
 
 
 def _ramp(start, end, t, t0, t1):
@@ -134,15 +147,25 @@ def match_cubeful(p: np.ndarray, view: CubeView, x: np.ndarray) -> np.ndarray:
     opp_too_good = 1.0 - cash_them  # below this they cash (or play on for more)
     too_good = cash_me
     if view.owner == ME:
-        live = np.where(win <= too_good, _ramp(all_lost, mwc_cash, win, 0.0, too_good),
-                        _ramp(mwc_cash, all_won, win, too_good, 1.0))
+        live = np.where(
+            win <= too_good, _ramp(all_lost, mwc_cash, win, 0.0, too_good), _ramp(mwc_cash, all_won, win, too_good, 1.0)
+        )
     elif view.owner == THEM:
-        live = np.where(win <= opp_too_good, _ramp(all_lost, mwc_opp_cash, win, 0.0, opp_too_good),
-                        _ramp(mwc_opp_cash, all_won, win, opp_too_good, 1.0))
+        live = np.where(
+            win <= opp_too_good,
+            _ramp(all_lost, mwc_opp_cash, win, 0.0, opp_too_good),
+            _ramp(mwc_opp_cash, all_won, win, opp_too_good, 1.0),
+        )
     else:
-        live = np.where(win <= opp_too_good, _ramp(all_lost, mwc_opp_cash, win, 0.0, opp_too_good),
-                        np.where(win < too_good, _ramp(mwc_opp_cash, mwc_cash, win, opp_too_good, too_good),
-                                 _ramp(mwc_cash, all_won, win, too_good, 1.0)))
+        live = np.where(
+            win <= opp_too_good,
+            _ramp(all_lost, mwc_opp_cash, win, 0.0, opp_too_good),
+            np.where(
+                win < too_good,
+                _ramp(mwc_opp_cash, mwc_cash, win, opp_too_good, too_good),
+                _ramp(mwc_cash, all_won, win, too_good, 1.0),
+            ),
+        )
     return dead * (1.0 - x) + live * x
 
 

@@ -19,10 +19,14 @@ import math
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 
 from engine.rules.ids import CENTRED, MatchState
+
+# the gammon shares below may be one position's or a whole array's (engine.cube.janowski)
+FloatOrArray = TypeVar("FloatOrArray", float, np.ndarray)
 
 MET_PATH = Path(__file__).resolve().parents[1] / "data" / "met_kazaross_xg2.json"
 # gnubg's MAXSCORE: its tables stop here; longer matches use the formulas directly
@@ -152,7 +156,7 @@ class CubeView:
     beavers: bool = False
 
     @classmethod
-    def of(cls, state: MatchState, player: int | None = None) -> "CubeView":
+    def of(cls, state: MatchState, player: int | None = None) -> CubeView:
         """The view of ``player`` (default: the player on roll)."""
         me = state.on_roll if player is None else player
         if me not in (0, 1):
@@ -164,13 +168,13 @@ class CubeView:
             away = (state.match_length - state.score[me], state.match_length - state.score[1 - me])
             if min(away) <= 0:
                 raise MetError(f"the match is over: score {state.score} in a {state.match_length}-point match")
-        return cls(away, state.cube, owner, state.crawford, state.jacoby and state.is_money, state.beavers)
+        return cls(away, state.cube, owner, state.crawford, bool(state.jacoby) and state.is_money, state.beavers)
 
     @property
     def money(self) -> bool:
         return self.away == (0, 0)
 
-    def doubled(self) -> "CubeView":
+    def doubled(self) -> CubeView:
         """After I double and the opponent takes: twice the cube, theirs."""
         return replace(self, cube=2 * self.cube, owner=THEM)
 
@@ -178,7 +182,7 @@ class CubeView:
         """MWC of ``player`` (0 me, 1 them) when ``winner`` scores ``points``."""
         if self.money:
             raise MetError("money play has no match winning chances")
-        away_p, away_o = (self.away if player == ME else self.away[::-1])
+        away_p, away_o = self.away if player == ME else self.away[::-1]
         return mwc_after_game(away_p, away_o, points, won=winner == player, crawford=self.crawford)
 
 
@@ -203,23 +207,34 @@ def outcome_ratios(probs) -> tuple[float, float, float, float]:
     return g_me, bg_me, g_them, bg_them
 
 
-def weighted_mwc(view: CubeView, player: int, cube: int, *, winner: int, gammon: float, backgammon: float) -> float:
+def weighted_mwc(
+    view: CubeView, player: int, cube: int, *, winner: int, gammon: FloatOrArray, backgammon: FloatOrArray
+) -> FloatOrArray:
     """MWC of ``player`` when ``winner`` wins at ``cube``, a ``gammon`` share of
     those wins being gammons and ``backgammon`` backgammons."""
     single = 1.0 - gammon - backgammon
-    return (single * view.mwc(player, cube, winner=winner) + gammon * view.mwc(player, 2 * cube, winner=winner)
-            + backgammon * view.mwc(player, 3 * cube, winner=winner))
+    return (
+        single * view.mwc(player, cube, winner=winner)
+        + gammon * view.mwc(player, 2 * cube, winner=winner)
+        + backgammon * view.mwc(player, 3 * cube, winner=winner)
+    )
 
 
 def cubeless_mwc(probs, view: CubeView) -> float:
     """My MWC if the game is played to the end at the present cube."""
     p = [float(x) for x in probs]
-    outcomes = ((p[0] - p[1], 1, ME), (p[1] - p[2], 2, ME), (p[2], 3, ME),
-                (1 - p[0] - p[3], 1, THEM), (p[3] - p[4], 2, THEM), (p[4], 3, THEM))
+    outcomes = (
+        (p[0] - p[1], 1, ME),
+        (p[1] - p[2], 2, ME),
+        (p[2], 3, ME),
+        (1 - p[0] - p[3], 1, THEM),
+        (p[3] - p[4], 2, THEM),
+        (p[4], 3, THEM),
+    )
     return sum(chance * view.mwc(ME, n * view.cube, winner=winner) for chance, n, winner in outcomes)
 
 
-def mwc_to_equity(mwc: float, view: CubeView) -> float:
+def mwc_to_equity(mwc: FloatOrArray, view: CubeView) -> FloatOrArray:
     """gnubg's ``mwc2eq``: +1 is winning the present cube, -1 losing it."""
     win, lose = view.mwc(ME, view.cube, winner=ME), view.mwc(ME, view.cube, winner=THEM)
     return (2.0 * mwc - (win + lose)) / (win - lose)
@@ -240,7 +255,7 @@ def gammon_values(view: CubeView) -> tuple[float, float, float, float]:
     eq = lambda points, winner: mwc_to_equity(view.mwc(ME, points * view.cube, winner=winner), view)  # noqa: E731
     win_gammon, lose_gammon = eq(2, ME) - 1.0, -eq(2, THEM) - 1.0
     win_bg, lose_bg = eq(3, ME) - eq(2, ME), eq(2, THEM) - eq(3, THEM)
-    return tuple(max(v, 0.0) for v in (win_gammon, lose_gammon, win_bg, lose_bg))
+    return max(win_gammon, 0.0), max(lose_gammon, 0.0), max(win_bg, 0.0), max(lose_bg, 0.0)
 
 
 # ---------------------------------------------------------------- cash and take points

@@ -24,10 +24,10 @@ import math
 
 import numpy as np
 
-from engine.eval.bearoff import bearoff_index, load_bearoff_db
 from engine.cube.decision import cube_decision, cube_life, invert_probabilities
-from engine.rules.ids import CENTRED, MatchState
 from engine.cube.met import ME, CubeView, mwc_to_equity
+from engine.eval.bearoff import bearoff_index, load_bearoff_db
+from engine.rules.ids import CENTRED, MatchState
 from engine.rules.position import NUM_CHECKERS, has_contact
 
 NONE, SINGLE, GAMMON, BACKGAMMON = 0, 1, 2, 3
@@ -157,8 +157,9 @@ def play_on_equity(board: np.ndarray, probs, state: MatchState, *, on_roll: bool
     return -theirs.best_equity
 
 
-def accept_resignation(board: np.ndarray, probs, state: MatchState, offered_level: int, *, on_roll: bool,
-                       play_on: float | None = None) -> bool:
+def accept_resignation(
+    board: np.ndarray, probs, state: MatchState, offered_level: int, *, on_roll: bool, play_on: float | None = None
+) -> bool:
     """True when winning ``offered_level`` now is worth at least playing on: our
     cubeful equity after the proper cube action, ``play_on`` where the caller looked
     deeper (``engine.cube.cubeful``), else Janowski's from ``probs``."""

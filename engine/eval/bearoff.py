@@ -23,8 +23,9 @@ import os
 import sys
 import tempfile
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -56,9 +57,7 @@ CACHE_FILE = f"bearoff_os6x15_v{DB_FORMAT_VERSION}.npz"
 
 # pips of one roll: mean 49/6, variance 3346/108 - (49/6)**2 (doubles count four times)
 PIPS_PER_ROLL = 49.0 / 6.0
-_ROLL_PIPS = np.array(
-    [(4 * a if a == b else a + b) for a in range(1, 7) for b in range(1, 7)], dtype=np.float64
-)
+_ROLL_PIPS = np.array([(4 * a if a == b else a + b) for a in range(1, 7) for b in range(1, 7)], dtype=np.float64)
 PIP_VARIANCE_PER_ROLL = float(_ROLL_PIPS.var())
 
 
@@ -111,6 +110,13 @@ class BearoffDB:
 
     off: np.ndarray
     first: np.ndarray
+    if TYPE_CHECKING:  # set in __post_init__, not fields of the dataclass
+        mean_off: np.ndarray = field(init=False)
+        mean_first: np.ndarray = field(init=False)
+        var_off: np.ndarray = field(init=False)
+        var_first: np.ndarray = field(init=False)
+        tail_off: np.ndarray = field(init=False)
+        tail_first: np.ndarray = field(init=False)
 
     def __post_init__(self) -> None:
         rolls = np.arange(MAX_ROLLS, dtype=np.float64)
@@ -121,9 +127,7 @@ class BearoffDB:
             "tail_first": _tail(self.first),
         }
         derived["var_off"] = np.maximum(self.off @ rolls**2 - derived["mean_off"] ** 2, 0.0)
-        derived["var_first"] = np.maximum(
-            self.first @ rolls**2 - derived["mean_first"] ** 2, 0.0
-        )
+        derived["var_first"] = np.maximum(self.first @ rolls**2 - derived["mean_first"] ** 2, 0.0)
         for name in ("off", "first"):
             _frozen(getattr(self, name))
         for name, array in derived.items():

@@ -23,6 +23,8 @@ For cross-checks against GNU Backgammon, ``read_gnubg_one_sided`` reads its
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -42,14 +44,15 @@ def _binomial_table(size: int) -> np.ndarray:
     return table
 
 
-_BINOM = _binomial_table(32)
-NUM_POSITIONS = int(_BINOM[MAX_CHECKERS + NUM_POINTS, NUM_POINTS])  # 54,264
+BINOM = _binomial_table(32)
+NUM_POSITIONS = int(BINOM[MAX_CHECKERS + NUM_POINTS, NUM_POINTS])  # 54,264
 
 _ROLLS, _ROLL_WEIGHTS = DISTINCT_ROLLS, ROLL_WEIGHTS
 
 
 @njit(cache=True)
-def _rank(counts, binom):
+def rank_counts(counts, binom):
+    """The rank of a one-sided position (``bearoff_index``), given ``BINOM``."""
     total = 0
     for p in range(NUM_POINTS):
         total += counts[p]
@@ -93,7 +96,7 @@ def bearoff_index(counts6) -> int:
     counts = np.asarray(counts6, dtype=np.int64)
     if counts.shape != (NUM_POINTS,) or (counts < 0).any() or counts.sum() > MAX_CHECKERS:
         raise ValueError(f"need six non-negative counts totalling at most 15, got {counts6!r}")
-    return int(_rank(counts, _BINOM))
+    return int(rank_counts(counts, BINOM))
 
 
 def bearoff_position(index: int) -> tuple[int, ...]:
@@ -101,14 +104,14 @@ def bearoff_position(index: int) -> tuple[int, ...]:
     if not 0 <= index < NUM_POSITIONS:
         raise ValueError(f"bearoff index {index} outside [0, {NUM_POSITIONS})")
     out = np.zeros(NUM_POINTS, dtype=np.int64)
-    _unrank(int(index), _BINOM, out)
+    _unrank(int(index), BINOM, out)
     return tuple(int(c) for c in out)
 
 
 @njit(cache=True)
 def _rank_many(counts, binom, out):
     for k in range(counts.shape[0]):
-        out[k] = _rank(counts[k], binom)
+        out[k] = rank_counts(counts[k], binom)
 
 
 @njit(cache=True)
@@ -125,14 +128,14 @@ def bearoff_indices(counts) -> np.ndarray:
     if (counts < 0).any() or (counts.sum(axis=1) > MAX_CHECKERS).any():
         raise ValueError("counts must be non-negative and total at most 15 per row")
     out = np.zeros(counts.shape[0], dtype=np.int64)
-    _rank_many(counts, _BINOM, out)
+    _rank_many(counts, BINOM, out)
     return out
 
 
 def all_bearoff_positions() -> np.ndarray:
     """(54264, 6) int64 array: row i is ``bearoff_position(i)``."""
     out = np.zeros((NUM_POSITIONS, NUM_POINTS), dtype=np.int64)
-    _unrank_all(NUM_POSITIONS, _BINOM, out)
+    _unrank_all(NUM_POSITIONS, BINOM, out)
     return out
 
 
@@ -140,9 +143,17 @@ STACK_SIZE = 4 * NUM_POINTS + 2  # depth-first: at most 6 children pushed per di
 MAX_SUCCESSORS = 256  # paths of one roll: 2 orders * 6 * 6, or C(9, 4) = 126 for doubles
 
 
-def _scratch() -> tuple[np.ndarray, ...]:
+class _SuccessorScratch(NamedTuple):
+    ranks: np.ndarray  # the ranks ``_successors`` finds
+    stack: np.ndarray  # its depth-first walk's positions
+    depth: np.ndarray  # the dice each of them has played
+    max_src: np.ndarray  # the highest point a double may still move from
+    current: np.ndarray  # the position being expanded
+
+
+def _scratch() -> _SuccessorScratch:
     """Buffers for ``_successors``, allocated once per caller, not once per roll."""
-    return (
+    return _SuccessorScratch(
         np.zeros(MAX_SUCCESSORS, dtype=np.int64),
         np.zeros((STACK_SIZE, NUM_POINTS), dtype=np.int64),
         np.zeros(STACK_SIZE, dtype=np.int64),
@@ -178,7 +189,7 @@ def _successors(counts, d1, d2, binom, out, stack, depth, max_src, cur):
                 if cur[p] > 0:
                     highest = p
             if dep == n_dice or highest < 0:
-                out[n_out] = _rank(cur, binom)
+                out[n_out] = rank_counts(cur, binom)
                 n_out += 1
                 continue
             die = d1 if (dep + order) % 2 == 0 else d2
@@ -213,9 +224,7 @@ def _generate(binom, rolls, weights, n_positions, n_rolls, max_checkers, scratch
         _unrank(i, binom, counts)
         full = i >= full_from
         for r in range(rolls.shape[0]):
-            n = _successors(
-                counts, rolls[r, 0], rolls[r, 1], binom, succ, stack, depth, max_src, cur
-            )
+            n = _successors(counts, rolls[r, 0], rolls[r, 1], binom, succ, stack, depth, max_src, cur)
             w = weights[r]
             best = succ[0]
             best_first = succ[0]
@@ -242,9 +251,7 @@ def _generate(binom, rolls, weights, n_positions, n_rolls, max_checkers, scratch
 
 def generate_bearoff_tables() -> tuple[np.ndarray, np.ndarray]:
     """(off, first): float64 arrays (54264, 32) of P(n rolls) for every position."""
-    return _generate(
-        _BINOM, _ROLLS, _ROLL_WEIGHTS, NUM_POSITIONS, MAX_ROLLS, MAX_CHECKERS, _scratch()
-    )
+    return _generate(BINOM, _ROLLS, _ROLL_WEIGHTS, NUM_POSITIONS, MAX_ROLLS, MAX_CHECKERS, _scratch())
 
 
 @njit(cache=True)
@@ -259,9 +266,7 @@ def _generate_fixed_point(binom, rolls, n_positions, n_rolls, scratch):
         _unrank(i, binom, counts)
         acc[:] = 0
         for r in range(rolls.shape[0]):
-            n = _successors(
-                counts, rolls[r, 0], rolls[r, 1], binom, succ, stack, depth, max_src, cur
-            )
+            n = _successors(counts, rolls[r, 0], rolls[r, 1], binom, succ, stack, depth, max_src, cur)
             best = succ[0]
             for k in range(1, n):
                 s = succ[k]
@@ -289,16 +294,16 @@ def gnubg_fixed_point_tables() -> np.ndarray:
     numbers.  It reproduces gnubg_os0.bd, showing that where it differs from the
     exact ``generate_bearoff_tables`` the cause is that arithmetic (a near-tie
     between two moves resolved on rounded numbers), not the rules or moves."""
-    return _generate_fixed_point(_BINOM, _ROLLS, NUM_POSITIONS, MAX_ROLLS, _scratch())
+    return _generate_fixed_point(BINOM, _ROLLS, NUM_POSITIONS, MAX_ROLLS, _scratch())
 
 
 def bearoff_successors(counts6, die1: int, die2: int) -> set[tuple[int, ...]]:
     """Every one-sided position reachable from ``counts6`` with the roll (for tests)."""
     counts = np.asarray(counts6, dtype=np.int64)
     scratch = _scratch()
-    n = _successors(counts, int(die1), int(die2), _BINOM, *scratch)
-    out = scratch[0]
-    return {bearoff_position(int(s)) for s in set(out[:n].tolist())}
+    n = _successors(counts, int(die1), int(die2), BINOM, *scratch)
+    ranks = scratch.ranks
+    return {bearoff_position(int(s)) for s in set(ranks[:n].tolist())}
 
 
 def read_gnubg_one_sided(path) -> tuple[np.ndarray, np.ndarray]:

@@ -37,15 +37,35 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engine.eval.features import (EXTRA_FEATURES, bit_range, count_shots, extra_features, highest_bit,  # noqa: F401
-                             hit_stats, hit_stats_masks, popcount, reverse24)
+from engine.eval.features import (  # noqa: F401
+    EXTRA_FEATURES,
+    bit_range,
+    count_shots,
+    extra_features,
+    highest_bit,
+    hit_stats,
+    hit_stats_masks,
+    popcount,
+    reverse24,
+)
 
 TESAURO, TESAURO_TURN, RACE, CONTACT, CONTACT2 = 0, 1, 2, 3, 4
-ENCODINGS = {"tesauro": TESAURO, "tesauro-turn": TESAURO_TURN, "race": RACE, "contact": CONTACT,
-             "contact2": CONTACT2}
-CONTACT_FEATURES = ("pips", "back", "home_points", "prime", "blots", "anchor", "shots",
-                    "escapes", "contain", "homecount")
-CONTACT_HALF = 25 * 4 + 1 + len(CONTACT_FEATURES)
+ENCODINGS = {"tesauro": TESAURO, "tesauro-turn": TESAURO_TURN, "race": RACE, "contact": CONTACT, "contact2": CONTACT2}
+CONTACT_FEATURES = (
+    "pips",
+    "back",
+    "home_points",
+    "prime",
+    "blots",
+    "anchor",
+    "shots",
+    "escapes",
+    "contain",
+    "homecount",
+)
+CONTACT_POINT_UNITS = 25 * 4  # a side's 24 points and its bar, four units each, first in its block
+CONTACT_TAIL = ("off",) + CONTACT_FEATURES  # the units after a side's points, in order
+CONTACT_HALF = CONTACT_POINT_UNITS + len(CONTACT_TAIL)
 CONTACT2_HALF = CONTACT_HALF + len(EXTRA_FEATURES)
 SIZES = {TESAURO: 196, TESAURO_TURN: 198, RACE: 200, CONTACT: 2 * CONTACT_HALF, CONTACT2: 2 * CONTACT2_HALF}
 
@@ -169,7 +189,7 @@ def _side_tail(me, mine, theirs, out, base, extra):
     occupied, made, blots, total, pips, home, home_pips, back, rear = mine
     them_made, them_blots, them_rear = theirs[1], theirs[2], theirs[8]
     blocked = reverse24(them_made)  # the other side's made points, in our numbering
-    k = base + 100
+    k = base + CONTACT_POINT_UNITS
     out[k] = (15 - total) / 15.0
     out[k + 1] = pips / 167.0
     out[k + 2] = back / 15.0
@@ -185,8 +205,20 @@ def _side_tail(me, mine, theirs, out, base, extra):
     out[k + 6] = (highest_bit(anchors) + 1) / 6.0 if anchors else 0.0  # the deepest anchor
     shots, pip_loss, double_shots = hit_stats_masks(me[24] > 0, occupied, blocked, them_blots)
     if extra:
-        extra_features(me, them_made, blocked, them_rear, pips, home, home_pips, total, pip_loss, double_shots,
-                       out, base + CONTACT_HALF)
+        extra_features(
+            me,
+            them_made,
+            blocked,
+            them_rear,
+            pips,
+            home,
+            home_pips,
+            total,
+            pip_loss,
+            double_shots,
+            out,
+            base + CONTACT_HALF,
+        )
     out[k + 7] = shots / 36.0
     escapes = 0
     contain = 0
@@ -261,7 +293,7 @@ def tail_ranges(encoding):
     units: bar (tesauro), off and the hand-made features."""
     if encoding == CONTACT or encoding == CONTACT2:
         half = CONTACT2_HALF if encoding == CONTACT2 else CONTACT_HALF
-        return 100, half, half + 100, 2 * half
+        return CONTACT_POINT_UNITS, half, half + CONTACT_POINT_UNITS, 2 * half
     if encoding == RACE:
         return 192, 200, 200, 200
     return 192, 198 if encoding == TESAURO_TURN else 196, 0, 0

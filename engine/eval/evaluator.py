@@ -2,20 +2,43 @@
 
 An ``Evaluator`` holds a contact net and optionally a race net; positions with no
 contact left go to the race net.  Inside numba the pair travels as one tuple
-(``NetPair.kernel_params``) so duels and training run without Python in the loop.
+(``NetPair``, from ``Evaluator.kernel_params``) so duels and training run without
+Python in the loop.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
-from engine.rules.boards import mover_win_points
+from engine.eval.limits import MAX_HIDDEN, MAX_INPUTS, RAW_LANES
 from engine.eval.net import Net, as_board_batch, equity_of, evaluate_one
 from engine.eval.pubeval import board_has_contact
+from engine.rules.boards import mover_win_points
+
+
+class NetPair(NamedTuple):
+    """The contact net's ``NetArrays`` fields, the race net's (the contact net again
+    when there is none), and whether to use the race net: flat, in this order, as
+    the training kernels unpack it."""
+
+    contact_W1: np.ndarray
+    contact_b1: np.ndarray
+    contact_W2: np.ndarray
+    contact_b2: np.ndarray
+    contact_arch: int
+    contact_enc: int
+    race_W1: np.ndarray
+    race_b1: np.ndarray
+    race_W2: np.ndarray
+    race_b2: np.ndarray
+    race_arch: int
+    race_enc: int
+    use_race: bool
 
 
 # inline: a call passes the nets' tuple of arrays field by field, and this runs for
@@ -23,20 +46,43 @@ from engine.eval.pubeval import board_has_contact
 @njit(cache=True, inline="always")
 def evaluate_pair(nets, board, x, h, raw, probs):
     """Five probabilities of ``board`` (side on roll in row 0) with the fitting net."""
-    W1c, b1c, W2c, b2c, arch_c, enc_c, W1r, b1r, W2r, b2r, arch_r, enc_r, use_race = nets
-    if use_race and not board_has_contact(board):
-        evaluate_one(W1r, b1r, W2r, b2r, arch_r, enc_r, board, x, h, raw, probs)
+    if nets.use_race and not board_has_contact(board):
+        evaluate_one(
+            nets.race_W1,
+            nets.race_b1,
+            nets.race_W2,
+            nets.race_b2,
+            nets.race_arch,
+            nets.race_enc,
+            board,
+            x,
+            h,
+            raw,
+            probs,
+        )
     else:
-        evaluate_one(W1c, b1c, W2c, b2c, arch_c, enc_c, board, x, h, raw, probs)
+        evaluate_one(
+            nets.contact_W1,
+            nets.contact_b1,
+            nets.contact_W2,
+            nets.contact_b2,
+            nets.contact_arch,
+            nets.contact_enc,
+            board,
+            x,
+            h,
+            raw,
+            probs,
+        )
 
 
 @njit(cache=True)
 def candidate_equities(nets, candidates, n, equities, probs_out):
     """Equity for the mover of each post-move board (mover in row 0), and the
     mover's five probabilities in ``probs_out``."""
-    x = np.zeros(512, dtype=np.float32)
-    h = np.empty(1024, dtype=np.float32)
-    raw = np.empty(8, dtype=np.float32)
+    x = np.zeros(MAX_INPUTS, dtype=np.float32)
+    h = np.empty(MAX_HIDDEN, dtype=np.float32)
+    raw = np.empty(RAW_LANES, dtype=np.float32)
     opp = np.empty(5, dtype=np.float32)
     flipped = np.empty((2, 25), dtype=np.int8)
     for i in range(n):
@@ -99,21 +145,23 @@ class Evaluator:
     name: str = "net"
     prune: Net | None = None  # a small net that pre-selects replies inside a search
 
-    def kernel_params(self) -> tuple:
+    def kernel_params(self) -> NetPair:
         race = self.race or self.contact
-        if max(self.contact.W1.shape[0], race.W1.shape[0]) > 512 or \
-                max(self.contact.hidden, race.hidden) > 1024:
-            raise ValueError("nets larger than 512 inputs or 1024 hidden units are not supported")
-        return (*self.contact.arrays(), *race.arrays(), self.race is not None)
+        if (
+            max(self.contact.W1.shape[0], race.W1.shape[0]) > MAX_INPUTS
+            or max(self.contact.hidden, race.hidden) > MAX_HIDDEN
+        ):
+            raise ValueError(f"nets larger than {MAX_INPUTS} inputs or {MAX_HIDDEN} hidden units are not supported")
+        return NetPair(*self.contact.arrays(), *race.arrays(), self.race is not None)
 
     def probabilities(self, boards: np.ndarray) -> np.ndarray:
         """(n, 5) probabilities of boards with the side on roll in row 0."""
         boards, single = as_board_batch(boards)
         out = np.zeros((len(boards), 5), dtype=np.float32)
         nets = self.kernel_params()
-        x = np.zeros(512, np.float32)
-        h = np.empty(1024, np.float32)
-        raw = np.empty(8, np.float32)
+        x = np.zeros(MAX_INPUTS, np.float32)
+        h = np.empty(MAX_HIDDEN, np.float32)
+        raw = np.empty(RAW_LANES, np.float32)
         for i in range(len(boards)):
             evaluate_pair(nets, boards[i], x, h, raw, out[i])
         return out[0] if single else out
@@ -127,7 +175,7 @@ class Evaluator:
         return equities, probs
 
     @classmethod
-    def load(cls, path: str | Path) -> "Evaluator":
+    def load(cls, path: str | Path) -> Evaluator:
         """A net file, or a pair: ``X.npz`` with ``X.race.npz`` beside it."""
         path = Path(path).with_suffix(".npz")
         contact = Net.load(path)

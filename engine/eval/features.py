@@ -81,7 +81,7 @@ SINGLE_DIE, COMBOS, N_COMBOS, DOUBLES, N_DOUBLES = _path_tables()
 
 
 @njit(cache=True)
-def _hitting_rolls(a, b, blocked):
+def hitting_rolls(a, b, blocked):
     """Bit mask of the rolls that carry a checker from attacker column a to column b."""
     dist = a - b
     mask = SINGLE_DIE[dist]
@@ -104,7 +104,7 @@ NEAR = 12  # distances a table answers: every path of 2 dice (and of doubles up 
 
 
 def _near_table():
-    """The hitting rolls of ``_hitting_rolls`` for every distance 1..NEAR and every
+    """The hitting rolls of ``hitting_rolls`` for every distance 1..NEAR and every
     pattern of blocked points strictly between attacker and blot (bit i: the point
     i + 1 beyond the blot), one row per distance at ``base[dist]``: 4,095 entries,
     so a shot costs one lookup, not a walk over the dice combinations."""
@@ -118,9 +118,10 @@ def _near_table():
 
 
 def _near_rolls(dist, pattern):
-    """``_hitting_rolls`` in plain Python for a blot on column 0 and an attacker on
+    """``hitting_rolls`` in plain Python for a blot on column 0 and an attacker on
     column ``dist``, the points between blocked as ``pattern`` says (at import, so
     nothing compiles for the table)."""
+
     def open_(pos):
         return pos == 0 or (pattern >> (pos - 1)) & 1 == 0
 
@@ -141,11 +142,11 @@ FAR_DISTANCES = np.array([d for d in range(NEAR + 1, 25) if N_DOUBLES[d] > 0], d
 
 @njit(cache=True, inline="always")
 def _shot(a, b, blocked):
-    """``_hitting_rolls(a, b, blocked)``, from the table when the distance is near."""
+    """``hitting_rolls(a, b, blocked)``, from the table when the distance is near."""
     dist = a - b
     if dist <= NEAR:
         return NEAR_TABLE[NEAR_BASE[dist] + ((blocked >> (b + 1)) & ((1 << (dist - 1)) - 1))]
-    return _hitting_rolls(a, b, blocked)
+    return hitting_rolls(a, b, blocked)
 
 
 @njit(cache=True)
@@ -167,7 +168,7 @@ def _blot_mask(on_bar, occupied, blocked, c):
     if behind >> NEAR:
         for dist in FAR_DISTANCES:
             if (behind >> (dist - 1)) & 1:
-                mask |= _hitting_rolls(b + dist, b, blocked)
+                mask |= hitting_rolls(b + dist, b, blocked)
     return mask
 
 
@@ -269,8 +270,7 @@ def bit_range(lo, hi):
 
 
 @njit(cache=True, inline="always")
-def extra_features(me, them_made, blocked, them_rear, pips, home, home_pips, total,
-                   shots_pips, shots_double, out, k):
+def extra_features(me, them_made, blocked, them_rear, pips, home, home_pips, total, shots_pips, shots_double, out, k):
     """The ``EXTRA_FEATURES`` of side ``me`` into ``out[k:k + 7]``, from the other
     side's made points (its numbering), the points it blocks (ours), its rearmost
     column (-1: none), our pips, checkers and pips in our home board, checkers on

@@ -19,31 +19,83 @@ forgotten with ``forget``; its reference is always a full evaluation.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
-from engine.eval.encode import (CONTACT, CONTACT2, CONTACT2_HALF, CONTACT_HALF, TESAURO, encode_into, encode_tail_into,
-                           point_index, point_units, tail_ranges)
+from engine.eval.encode import (
+    CONTACT,
+    CONTACT2,
+    CONTACT2_HALF,
+    CONTACT_HALF,
+    TESAURO,
+    encode_into,
+    encode_tail_into,
+    point_index,
+    point_units,
+    tail_ranges,
+)
+from engine.eval.limits import MAX_HIDDEN, MAX_INPUTS, RAW_LANES
 from engine.eval.net import add_row, add_rows4, first_layer, net_probs, sigmoid
 
 SLOTS = 3
 CONTACT_SLOT, RACE_SLOT, PRUNE_SLOT = 0, 1, 2
-MAX_INPUTS, MAX_HIDDEN = 512, 1024
 CHAIN = 16  # results a chain of references runs before it starts from the first again
 
 
-def make_state() -> tuple:
-    """References (boards, inputs, first-layer sums), their validity, and scratch
-    (inputs, hidden units, outputs, a point's old and new units)."""
-    return (np.zeros((SLOTS, 2, 25), np.int8), np.zeros((SLOTS, MAX_INPUTS), np.float32),
-            np.zeros((SLOTS, MAX_HIDDEN), np.float32), np.zeros(SLOTS, np.int64),
-            np.zeros(MAX_INPUTS, np.float32), np.empty(MAX_HIDDEN, np.float32), np.empty(8, np.float32),
-            np.empty((2, 4), np.float32))
+class NearState(NamedTuple):
+    """``evaluate_near``'s references, one per slot, and its scratch."""
+
+    refs: np.ndarray  # (SLOTS, 2, 25) each slot's reference board
+    ref_inputs: np.ndarray  # (SLOTS, MAX_INPUTS) its inputs
+    ref_sums: np.ndarray  # (SLOTS, MAX_HIDDEN) its first-layer sums
+    valid: np.ndarray  # (SLOTS,) 1 where the slot holds a reference
+    inputs: np.ndarray  # MAX_INPUTS: the board's tail units
+    hidden: np.ndarray  # MAX_HIDDEN
+    raw: np.ndarray  # RAW_LANES
+    units: np.ndarray  # (2, 4): a point's old and new units
+
+
+class ReplyScratch(NamedTuple):
+    """The scratch of one pass over a set (``evaluate_replies``, ``evaluate_replies_chained``)."""
+
+    ref_inputs: np.ndarray  # MAX_INPUTS: the set's first result's inputs
+    inputs: np.ndarray  # MAX_INPUTS: a later result's (the odd results' in a chain)
+    ref_sums: np.ndarray  # MAX_HIDDEN: the first result's first-layer sums
+    hidden: np.ndarray  # MAX_HIDDEN
+    raw: np.ndarray  # RAW_LANES
+    flipped: np.ndarray  # (2, 25) int8: a result as the net sees it
+    rows: np.ndarray  # MAX_INPUTS int64: the inputs that changed from the reference
+    deltas: np.ndarray  # MAX_INPUTS: by how much
+
+
+class ChainScratch(NamedTuple):
+    """What ``evaluate_replies_chained`` needs beyond ``ReplyScratch``: the even
+    results' inputs, and the odd and even results' first-layer sums (each result
+    starts from the one before it, so two of each are alive at once)."""
+
+    even_inputs: np.ndarray  # MAX_INPUTS
+    odd_sums: np.ndarray  # MAX_HIDDEN
+    even_sums: np.ndarray  # MAX_HIDDEN
+
+
+def make_state() -> NearState:
+    return NearState(
+        np.zeros((SLOTS, 2, 25), np.int8),
+        np.zeros((SLOTS, MAX_INPUTS), np.float32),
+        np.zeros((SLOTS, MAX_HIDDEN), np.float32),
+        np.zeros(SLOTS, np.int64),
+        np.zeros(MAX_INPUTS, np.float32),
+        np.empty(MAX_HIDDEN, np.float32),
+        np.empty(RAW_LANES, np.float32),
+        np.empty((2, 4), np.float32),
+    )
 
 
 @njit(cache=True)
 def forget(state):
-    state[3][:] = 0
+    state.valid[:] = 0
 
 
 @njit(cache=True, fastmath=True)
@@ -62,7 +114,8 @@ def _add_row(hs, W1, i, d):
 def evaluate_near(W1, b1, W2, b2, arch, enc, board, state, slot, probs):
     """Five probabilities of ``board`` (side on roll in row 0), from the slot's
     reference when it has one; else ``board`` becomes the reference."""
-    refs, xrefs, accs, valid, xc, h, raw, units = state
+    refs, xrefs, accs, valid = state.refs, state.ref_inputs, state.ref_sums, state.valid
+    xc, h, raw, units = state.inputs, state.hidden, state.raw, state.units
     n_in, n_hidden = W1.shape
     xr = xrefs[slot, :n_in]
     ar = accs[slot, :n_hidden]
@@ -109,7 +162,7 @@ def probabilities_near(net, boards: np.ndarray) -> np.ndarray:
     state = make_state()
     out = np.zeros((len(boards), 5), np.float32)
     for i in range(len(boards)):
-        evaluate_near(*net.arrays(), boards[i], state, 0, out[i])
+        evaluate_near(*net.arrays(), boards[i], state, 0, out[i])  # type: ignore[call-arg]  # a numba dispatcher
     return out
 
 
@@ -122,7 +175,8 @@ def evaluate_replies(W1, b1, W2, b2, arch, enc, boards, n, scratch, probs_out):
     cost to the changed rows, the hidden units and the outputs (the pruning net of a
     lookahead runs this on every reply; a decision's root, with its wider net, runs
     ``evaluate_replies_chained``)."""
-    xr, x, ar, h, raw, flipped, units, rows, deltas = scratch
+    xr, x, ar, h = scratch.ref_inputs, scratch.inputs, scratch.ref_sums, scratch.hidden
+    raw, flipped, rows, deltas = scratch.raw, scratch.flipped, scratch.rows, scratch.deltas
     n_in, n_hidden = W1.shape
     hs = h[:n_hidden]
     layout = _layout(enc)
@@ -138,7 +192,7 @@ def evaluate_replies(W1, b1, W2, b2, arch, enc, boards, n, scratch, probs_out):
             m = _point_changes(layout, boards, 0, i, rows, deltas)
             encode_tail_into(enc, flipped, x)
             m = _tail_changes(layout, x, xr, rows, deltas, m)
-            _add_rows(hs, ar, W1, rows, deltas, m)
+            add_rows(hs, ar, W1, rows, deltas, m)
         for j in range(n_hidden):
             hs[j] = sigmoid(hs[j])
         net_probs(arch, W2, b2, hs, raw, probs_out[i])
@@ -154,8 +208,9 @@ def evaluate_replies_chained(W1, b1, W2, b2, arch, enc, boards, n, scratch, chai
     set; a set's figures still depend only on the set.  Worth it for a wide hidden
     layer (a decision's root); for the pruning net following the chain costs more
     than the rows it saves."""
-    xr, x, ar, h, raw, flipped, units, rows, deltas = scratch
-    x2, sums, sums2 = chain_scratch
+    xr, x, ar, h = scratch.ref_inputs, scratch.inputs, scratch.ref_sums, scratch.hidden
+    raw, flipped, rows, deltas = scratch.raw, scratch.flipped, scratch.rows, scratch.deltas
+    x2, sums, sums2 = chain_scratch.even_inputs, chain_scratch.odd_sums, chain_scratch.even_sums
     n_in, n_hidden = W1.shape
     hs = h[:n_hidden]
     layout = _layout(enc)
@@ -182,7 +237,7 @@ def evaluate_replies_chained(W1, b1, W2, b2, arch, enc, boards, n, scratch, chai
             encode_tail_into(enc, flipped, xo)
             m = _tail_changes(layout, xo, xs, rows, deltas, m)
             sd = dst[:n_hidden]
-            _add_rows(sd, start, W1, rows, deltas, m)
+            add_rows(sd, start, W1, rows, deltas, m)
             for j in range(n_hidden):
                 hs[j] = sigmoid(sd[j])
         net_probs(arch, W2, b2, hs, raw, probs_out[i])
@@ -240,15 +295,24 @@ def _tail_changes(layout, x, xs, rows, deltas, m):
 
 
 @njit(cache=True, fastmath=True, inline="always")
-def _add_rows(hs, start, W1, rows, deltas, m):
+def add_rows(hs, start, W1, rows, deltas, m):
     """hs = start + sum of deltas[q] * W1[rows[q]]: four rows a pass, so the hidden
     sums are loaded and stored a quarter as often as row by row."""
     for j in range(hs.shape[0]):
         hs[j] = start[j]
     q = 0
     while q + 4 <= m:
-        add_rows4(hs, W1[rows[q]], W1[rows[q + 1]], W1[rows[q + 2]], W1[rows[q + 3]],
-                  deltas[q], deltas[q + 1], deltas[q + 2], deltas[q + 3])
+        add_rows4(
+            hs,
+            W1[rows[q]],
+            W1[rows[q + 1]],
+            W1[rows[q + 2]],
+            W1[rows[q + 3]],
+            deltas[q],
+            deltas[q + 1],
+            deltas[q + 2],
+            deltas[q + 3],
+        )
         q += 4
     while q < m:
         add_row(hs, W1[rows[q]], deltas[q])
@@ -281,12 +345,20 @@ def _change_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 _CHANGED, _CHANGED_UNIT, _CHANGED_BY = _change_tables()
 
 
-def make_reply_scratch() -> tuple:
-    return (np.zeros(MAX_INPUTS, np.float32), np.zeros(MAX_INPUTS, np.float32), np.zeros(MAX_HIDDEN, np.float32),
-            np.zeros(MAX_HIDDEN, np.float32), np.zeros(8, np.float32), np.zeros((2, 25), np.int8),
-            np.zeros((2, 4), np.float32), np.zeros(MAX_INPUTS, np.int64), np.zeros(MAX_INPUTS, np.float32))
+def make_reply_scratch() -> ReplyScratch:
+    return ReplyScratch(
+        np.zeros(MAX_INPUTS, np.float32),
+        np.zeros(MAX_INPUTS, np.float32),
+        np.zeros(MAX_HIDDEN, np.float32),
+        np.zeros(MAX_HIDDEN, np.float32),
+        np.zeros(RAW_LANES, np.float32),
+        np.zeros((2, 25), np.int8),
+        np.zeros(MAX_INPUTS, np.int64),
+        np.zeros(MAX_INPUTS, np.float32),
+    )
 
 
-def make_chain_scratch() -> tuple:
-    """The second inputs and two sums buffers of ``evaluate_replies_chained``."""
-    return np.zeros(MAX_INPUTS, np.float32), np.zeros(MAX_HIDDEN, np.float32), np.zeros(MAX_HIDDEN, np.float32)
+def make_chain_scratch() -> ChainScratch:
+    return ChainScratch(
+        np.zeros(MAX_INPUTS, np.float32), np.zeros(MAX_HIDDEN, np.float32), np.zeros(MAX_HIDDEN, np.float32)
+    )

@@ -22,12 +22,14 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 from numpy.polynomial import polynomial as P
 
 from engine.eval.encode import encode_into, encoding_id, input_size
+from engine.eval.limits import RAW_LANES
 
 ARCHS = {"tesauro3": 0, "gnubg5": 1, "symmetric": 2}
 RAW_OUTPUTS = {"tesauro3": 3, "gnubg5": 5, "symmetric": 2}
@@ -239,7 +241,7 @@ def evaluate_boards(W1, b1, W2, b2, arch, encoding, boards, n, probs_out):
     """Five probabilities for each of the first ``n`` boards (side on roll in row 0)."""
     x = np.zeros(W1.shape[0], dtype=np.float32)
     h = np.empty(W1.shape[1], dtype=np.float32)
-    raw = np.empty(8, dtype=np.float32)
+    raw = np.empty(RAW_LANES, dtype=np.float32)
     for i in range(n):
         evaluate_one(W1, b1, W2, b2, arch, encoding, boards[i], x, h, raw, probs_out[i])
 
@@ -268,13 +270,25 @@ def swap_permutation(encoding: str) -> np.ndarray:
     return perm
 
 
-def project_symmetric(net: "Net") -> None:
+def project_symmetric(net: Net) -> None:
     """Enforce the symmetric architecture's weight constraints in place."""
     perm = swap_permutation(net.encoding)
     net.W1[:] = 0.5 * (net.W1 - net.W1[perm])
     net.b1[:] = 0.0
     net.W2[:, 0] -= net.W2[:, 0].mean()
     net.b2[0] = 0.0
+
+
+class NetArrays(NamedTuple):
+    """A net as the kernels take it (``Net.arrays``); its fields in this order are the
+    first six arguments of ``evaluate_one`` and its kin."""
+
+    W1: np.ndarray  # (inputs, hidden)
+    b1: np.ndarray
+    W2: np.ndarray  # (hidden, raw outputs), column-major
+    b2: np.ndarray
+    arch: int  # ``ARCHS``
+    enc: int  # ``engine.eval.encode.ENCODINGS``
 
 
 @dataclass
@@ -298,13 +312,14 @@ class Net:
         self.b2 = np.ascontiguousarray(self.b2, dtype=np.float32)
 
     @classmethod
-    def create(cls, arch: str, encoding: str, hidden: int, seed: int = 0, scale: float = 0.1) -> "Net":
+    def create(cls, arch: str, encoding: str, hidden: int, seed: int = 0, scale: float = 0.1) -> Net:
         if arch not in ARCHS:
             raise NetError(f"unknown architecture {arch!r}; known: {', '.join(ARCHS)}")
         rng = np.random.default_rng(seed)
         n_in, n_out = input_size(encoding), RAW_OUTPUTS[arch]
         net = cls(
-            arch, encoding,
+            arch,
+            encoding,
             rng.uniform(-scale, scale, (n_in, hidden)).astype(np.float32),
             np.zeros(hidden, np.float32),
             rng.uniform(-scale, scale, (hidden, n_out)).astype(np.float32),
@@ -326,12 +341,19 @@ class Net:
     def encoding_id(self) -> int:
         return encoding_id(self.encoding)
 
-    def arrays(self) -> tuple:
-        return self.W1, self.b1, self.W2, self.b2, self.arch_id, self.encoding_id
+    def arrays(self) -> NetArrays:
+        return NetArrays(self.W1, self.b1, self.W2, self.b2, self.arch_id, self.encoding_id)
 
-    def copy(self) -> "Net":
-        return Net(self.arch, self.encoding, self.W1.copy(), self.b1.copy(), self.W2.copy(order="F"),
-                   self.b2.copy(), json.loads(json.dumps(self.card)))
+    def copy(self) -> Net:
+        return Net(
+            self.arch,
+            self.encoding,
+            self.W1.copy(),
+            self.b1.copy(),
+            self.W2.copy(order="F"),
+            self.b2.copy(),
+            json.loads(json.dumps(self.card)),
+        )
 
     def probabilities(self, boards: np.ndarray) -> np.ndarray:
         """(n, 5) probabilities for boards of shape (n, 2, 25) or one board (2, 25)."""
@@ -350,9 +372,16 @@ class Net:
         """Write ``path`` (.npz) and its card (.json) beside it, each atomically."""
         path = Path(path).with_suffix(".npz")
         path.parent.mkdir(parents=True, exist_ok=True)
-        card = {**self.card, **card_updates, "arch": self.arch, "encoding": self.encoding,
-                "inputs": int(self.W1.shape[0]), "hidden": self.hidden,
-                "outputs": int(self.W2.shape[1]), "weights_sha256": self.weights_digest()}
+        card = {
+            **self.card,
+            **card_updates,
+            "arch": self.arch,
+            "encoding": self.encoding,
+            "inputs": int(self.W1.shape[0]),
+            "hidden": self.hidden,
+            "outputs": int(self.W2.shape[1]),
+            "weights_sha256": self.weights_digest(),
+        }
         self.card = card
         tmp = path.with_name(path.name + ".tmp.npz")
         np.savez(tmp, W1=self.W1, b1=self.b1, W2=self.W2, b2=self.b2)
@@ -364,7 +393,7 @@ class Net:
         return path
 
     @classmethod
-    def load(cls, path: str | Path) -> "Net":
+    def load(cls, path: str | Path) -> Net:
         path = Path(path).with_suffix(".npz")
         card_path = path.with_suffix(".json")
         if not path.exists():
@@ -389,14 +418,22 @@ class Net:
         W1, b1, W2, b2 = arrays
         expected = (input_size(card["encoding"]), card["hidden"], RAW_OUTPUTS[card["arch"]])
         found = (W1.shape[0], W1.shape[1], W2.shape[1])
-        if found != (card["inputs"], card["hidden"], card["outputs"]) \
-                or b1.shape != (W1.shape[1],) or W2.shape[0] != W1.shape[1] or b2.shape != (W2.shape[1],):
-            raise NetError(f"{path}: weights {found} do not match the card "
-                           f"(inputs, hidden, outputs) = {(card['inputs'], card['hidden'], card['outputs'])}")
+        if (
+            found != (card["inputs"], card["hidden"], card["outputs"])
+            or b1.shape != (W1.shape[1],)
+            or W2.shape[0] != W1.shape[1]
+            or b2.shape != (W2.shape[1],)
+        ):
+            raise NetError(
+                f"{path}: weights {found} do not match the card "
+                f"(inputs, hidden, outputs) = {(card['inputs'], card['hidden'], card['outputs'])}"
+            )
         if found != expected:
             # the card's sizes agree with the weights but not with its arch and encoding
-            raise NetError(f"{path}: weights {found} do not match the card: a {card['arch']} net on the "
-                           f"{card['encoding']!r} encoding has (inputs, hidden, outputs) = {expected}")
+            raise NetError(
+                f"{path}: weights {found} do not match the card: a {card['arch']} net on the "
+                f"{card['encoding']!r} encoding has (inputs, hidden, outputs) = {expected}"
+            )
         net = cls(card["arch"], card["encoding"], W1, b1, W2, b2, card)
         digest = card.get("weights_sha256")
         if digest and digest != net.weights_digest():

@@ -21,19 +21,17 @@ import numpy as np
 from numba import njit
 
 from engine.eval.encode import CONTACT, CONTACT2, CONTACT2_HALF, CONTACT_HALF, encode_into
-from engine.eval.incremental import _add_rows
+from engine.eval.incremental import add_rows
+from engine.eval.limits import OWN_EXTRA_UNITS, OWN_POINT_UNITS, OWN_TAIL_UNITS
 from engine.eval.net import net_probs, sigmoid
-
-OWN_TAIL = (0, 1, 2, 3, 4, 5, 6, 10)  # off, pips, back, home points, prime, blots, anchor, home count
-TIMING = 6  # among the extra features of contact2
 
 
 def _split(encoding: int) -> tuple[np.ndarray, np.ndarray]:
     """The inputs of the side on roll's own units, and all the others, in order."""
     half = CONTACT2_HALF if encoding == CONTACT2 else CONTACT_HALF
-    own = list(range(100)) + [100 + k for k in OWN_TAIL]
+    own = list(OWN_POINT_UNITS + OWN_TAIL_UNITS)
     if encoding == CONTACT2:
-        own.append(CONTACT_HALF + TIMING)
+        own.extend(OWN_EXTRA_UNITS)
     owned = set(own)
     rest = [i for i in range(2 * half) if i not in owned]
     return np.array(own, np.int64), np.array(rest, np.int64)
@@ -41,7 +39,8 @@ def _split(encoding: int) -> tuple[np.ndarray, np.ndarray]:
 
 OWN_CONTACT, REST_CONTACT = _split(CONTACT)
 OWN_CONTACT2, REST_CONTACT2 = _split(CONTACT2)
-KEY = 25  # the own sums' row: 25 counts and a flag, stored after the sums
+KEY = 25  # the own sums' row: its 25 counts, then a flag (1: the sums are those of that row)
+KEY_SIZE = KEY + 1
 
 
 @njit(cache=True, fastmath=True, inline="always")
@@ -60,7 +59,7 @@ def _gather(x, indices, rows, deltas):
 def evaluate_split(W1, b1, W2, b2, arch, enc, board, x, h, own, key, rows, deltas, raw, probs):
     """Five probabilities of ``board`` (side on roll in row 0) by a contact net of
     the contact or contact2 encoding; ``own`` (the net's hidden size) and ``key``
-    (26 floats, the last 0 before first use) keep the own sums and their row."""
+    (``KEY_SIZE`` floats, the last 0 before first use) keep the own sums and their row."""
     n_in, n_hidden = W1.shape
     xs, hs, os = x[:n_in], h[:n_hidden], own[:n_hidden]
     encode_into(enc, board, xs)
@@ -74,12 +73,12 @@ def evaluate_split(W1, b1, W2, b2, arch, enc, board, x, h, own, key, rows, delta
                 break
     if not same:
         m = _gather(xs, own_idx, rows, deltas)
-        _add_rows(os, b1, W1, rows, deltas, m)
+        add_rows(os, b1, W1, rows, deltas, m)
         for p in range(25):
             key[p] = board[0, p]
         key[KEY] = 1.0
     m = _gather(xs, rest_idx, rows, deltas)
-    _add_rows(hs, os, W1, rows, deltas, m)
+    add_rows(hs, os, W1, rows, deltas, m)
     for j in range(n_hidden):
         hs[j] = sigmoid(hs[j])
     net_probs(arch, W2, b2, hs, raw, probs)

@@ -12,8 +12,8 @@ Compiling even these takes over ten CPU seconds on a fresh install, so
 ``rank_interpreted`` and ``probabilities_interpreted`` run the same code without
 numba (``engine.eval.pytwin``): a few milliseconds a candidate, nothing to compile.
 
-Context layout: ``engine.search.nply.make_context`` (only the nets, the bearoff tables
-and the scratch of slots 7-11 are used here).
+The context (``ctx``) is ``engine.search.nply.SearchContext``; only its nets, bearoff
+tables and one evaluation's scratch (inputs, hidden, raw) are used here.
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engine.eval.eval_sets import _bearoff_probs, _in_home, _won, invert_probs
+from engine.eval.eval_sets import all_in_home, bearoff_probs, invert_probs, won_probs
 from engine.eval.evaluator import evaluate_pair
-from engine.rules.boards import flip_into as _flip
 from engine.eval.pytwin import twin
+from engine.rules.boards import flip_into as _flip
 
 WON = 99  # the depth given to a move that ends the game: its value is exact
 
@@ -34,10 +34,10 @@ WON = 99  # the depth given to a move that ends the game: its value is exact
 @njit(cache=True, inline="always")
 def evaluate_static(ctx, board, probs):
     """Static probabilities of ``board`` for its side on roll, without the cache."""
-    if _in_home(board[0]) and _in_home(board[1]):
-        _bearoff_probs(ctx, board, probs)
+    if all_in_home(board[0]) and all_in_home(board[1]):
+        bearoff_probs(ctx, board, probs)
     else:
-        evaluate_pair(ctx[0], board, ctx[7], ctx[8], ctx[9], probs)
+        evaluate_pair(ctx.nets, board, ctx.inputs, ctx.hidden, ctx.raw, probs)
 
 
 @njit(cache=True)
@@ -56,7 +56,7 @@ def rank_static(ctx, candidates, n, weights, equities, probs, plies):
     p = np.empty(5, np.float32)
     for i in range(n):
         if candidates[i, 0].sum() == 0:
-            _won(candidates[i], p)
+            won_probs(candidates[i], p)
             plies[i] = WON
         else:
             _flip(candidates[i], flipped)

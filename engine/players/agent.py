@@ -7,20 +7,20 @@ name the agent player 0.  The agent converts to "side on roll" views internally.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Callable
 
 import numpy as np
 
-from engine.cube.decision import CubeDecision, cube_decision, cube_life, decide, invert_probabilities, may_double
 from engine.cube.cubeful import CubefulTree, move_equities
-from engine.eval.eval_sets import _won as won_probabilities
+from engine.cube.decision import CubeDecision, cube_decision, cube_life, decide, invert_probabilities, may_double
+from engine.eval.eval_sets import won_probs as won_probabilities
 from engine.eval.evaluator import Evaluator
+from engine.eval.static import WON, evaluate_static, probabilities_interpreted, rank_interpreted, rank_static
+from engine.players.table import Budget, cube_equities_for, rerank
 from engine.rules.ids import MatchState
 from engine.rules.moves import MAX_RESULTS, MoveBuffers, generate_moves, steps_to_move
 from engine.search.nply import cache_stats, clear_cache, evaluate_at, make_context, rank_candidates, search_choose
-from engine.eval.static import WON, evaluate_static, probabilities_interpreted, rank_interpreted, rank_static
-from engine.players.table import Budget, cube_equities_for, rerank
 
 DEFAULT_FILTERS = (12, 0.24, 6, 0.12)  # 1-ply: 12 within 0.24; 2-ply: 6 within 0.12
 MONEY_WEIGHTS = (1.0, 1.0, 1.0, 1.0)
@@ -72,8 +72,16 @@ class Agent:
     so (``ply`` 0).  A 0-ply decision never needs the search kernels.
     """
 
-    def __init__(self, evaluator: Evaluator, ply: int = 0, filters=DEFAULT_FILTERS, name: str | None = None,
-                 prune: bool = True, search_ready: bool | Callable[[], bool] = True, think: float = 0.0):
+    def __init__(
+        self,
+        evaluator: Evaluator,
+        ply: int = 0,
+        filters=DEFAULT_FILTERS,
+        name: str | None = None,
+        prune: bool = True,
+        search_ready: bool | Callable[[], bool] = True,
+        think: float = 0.0,
+    ):
         if ply not in (0, 1, 2):
             raise ValueError(f"ply must be 0, 1 or 2, got {ply}")
         if think < 0:
@@ -109,8 +117,20 @@ class Agent:
         look runs in Python (``choose`` then plays it)."""
         if self.think > 0:
             return None
-        return (search_choose, (self.ctx, self._ply_array, self.filters, np.array(MONEY_WEIGHTS),
-                                self._buf2.args(), self._buf1.args(), self._equities, self._probs, self._plies))
+        return (
+            search_choose,
+            (
+                self.ctx,
+                self._ply_array,
+                self.filters,
+                np.array(MONEY_WEIGHTS),
+                self._buf2.args(),
+                self._buf1.args(),
+                self._equities,
+                self._probs,
+                self._plies,
+            ),
+        )
 
     def choose(self, board, d1, d2, candidates) -> int:
         if self.kernel is None:
@@ -156,8 +176,9 @@ class Agent:
         evaluate_at(self.ctx, board, ply, self._buf2.args(), self._buf1.args(), out)
         return out.astype(np.float64)
 
-    def rank_moves(self, board: np.ndarray, d1: int, d2: int, ply: int | None = None,
-                   weights=MONEY_WEIGHTS) -> list[RankedMove]:
+    def rank_moves(
+        self, board: np.ndarray, d1: int, d2: int, ply: int | None = None, weights=MONEY_WEIGHTS
+    ) -> list[RankedMove]:
         """Every legal move, best first, for the side in row 0 with dice (d1, d2)."""
         ply = self.ply if ply is None else ply
         board = np.ascontiguousarray(board, dtype=np.int8)
@@ -165,16 +186,26 @@ class Agent:
         if not self.searching():
             return self._ranked_static(n, weights)
         boards = self._root.boards
-        rank_candidates(self.ctx, boards, n, ply, self.filters, np.asarray(weights, np.float64),
-                        self._buf2.args(), self._buf1.args(), self._equities, self._probs, self._plies)
+        rank_candidates(
+            self.ctx,
+            boards,
+            n,
+            ply,
+            self.filters,
+            np.asarray(weights, np.float64),
+            self._buf2.args(),
+            self._buf1.args(),
+            self._equities,
+            self._probs,
+            self._plies,
+        )
         return self._ranked(n, np.minimum(self._plies[:n], ply))
 
     def _ranked_static(self, n: int, weights) -> list[RankedMove]:
         """The root buffers' ``n`` results ranked at 0-ply without the search kernels
         (interpreted, compiling nothing, until ``search_ready``)."""
         rank = rank_static if self.searching() else rank_interpreted
-        rank(self.ctx, self._root.boards, n, np.asarray(weights, np.float64), self._equities, self._probs,
-             self._plies)
+        rank(self.ctx, self._root.boards, n, np.asarray(weights, np.float64), self._equities, self._probs, self._plies)
         return self._ranked(n, np.zeros(n, np.int64))
 
     def _ranked(self, n: int, plies: np.ndarray) -> list[RankedMove]:
@@ -183,8 +214,16 @@ class Agent:
         outranks a deeper one)."""
         won = self._plies[:n] == WON
         order = sorted(range(n), key=lambda i: (not won[i], -plies[i], -self._equities[i]))
-        return [RankedMove(steps_to_move(self._root.steps[i]), self._root.boards[i].copy(), float(self._equities[i]),
-                           tuple(float(p) for p in self._probs[i]), int(plies[i])) for i in order]
+        return [
+            RankedMove(
+                steps_to_move(self._root.steps[i]),
+                self._root.boards[i].copy(),
+                float(self._equities[i]),
+                tuple(float(p) for p in self._probs[i]),
+                int(plies[i]),
+            )
+            for i in order
+        ]
 
     # --- decisions -------------------------------------------------------------------
 
@@ -200,19 +239,31 @@ class Agent:
             if state is not None and self.searching():
                 ranked = rerank(self.tree, ranked, replace(state, on_roll=0), None)
             best = ranked[0]
-            return MoveChoice(best.steps, best.board, best.equity, best.probs, 0, best.steps, best.equity,
-                              tuple(ranked))
+            return MoveChoice(
+                best.steps, best.board, best.equity, best.probs, 0, best.steps, best.equity, tuple(ranked)
+            )
         ranked = self.rank_moves(board, d1, d2, weights=weights)
         if state is not None or self.think > 0:
             ranked = rerank(self.tree, ranked, state and replace(state, on_roll=0), budget)
         best = ranked[0]
         # the root buffers still hold this roll's results: the static choice among them
-        i = rank_candidates(self.ctx, self._root.boards, len(ranked), 0, self.filters,
-                            np.asarray(weights, np.float64), self._buf2.args(), self._buf1.args(),
-                            self._equities, self._probs, self._plies)
+        i = rank_candidates(
+            self.ctx,
+            self._root.boards,
+            len(ranked),
+            0,
+            self.filters,
+            np.asarray(weights, np.float64),
+            self._buf2.args(),
+            self._buf1.args(),
+            self._equities,
+            self._probs,
+            self._plies,
+        )
         ply0_steps, ply0_equity = steps_to_move(self._root.steps[i]), float(self._equities[i])
-        return MoveChoice(best.steps, best.board, best.equity, best.probs, best.ply,
-                          ply0_steps, ply0_equity, tuple(ranked))
+        return MoveChoice(
+            best.steps, best.board, best.equity, best.probs, best.ply, ply0_steps, ply0_equity, tuple(ranked)
+        )
 
     def double_decision(self, board, state: MatchState) -> CubeChoice:
         """We (player 0, row 0) are on roll before rolling: double or roll?"""
@@ -234,8 +285,9 @@ class Agent:
             probs = self.probabilities(board)
             return cube_decision(probs, state, cube_life=cube_life(board)), probs, 0
         probs = self.probabilities(board, 0)
-        equities, depth = cube_equities_for(self.tree, board, probs, state, self.depth,
-                                            Budget.starting(self.think) if self.think else None)
+        equities, depth = cube_equities_for(
+            self.tree, board, probs, state, self.depth, Budget.starting(self.think) if self.think else None
+        )
         return decide(equities, state, can_win_gammon=float(probs[1]) > 0.0, cube_life=cube_life(board)), probs, depth
 
     def move_equity(self, after: np.ndarray, state: MatchState, ply: int) -> float:
@@ -252,23 +304,39 @@ class Agent:
     def _cube_choice(self, board, state: MatchState) -> CubeChoice:
         """The cube decision of ``state.on_roll``, whose checkers are row 0 of ``board``."""
         dec, probs, depth = self.cube_decision(board, state)
-        return CubeChoice(dec.action, double=dec.double, take=dec.take, equities=dict(dec.equities),
-                          probs=tuple(float(p) for p in probs), ply=depth)
+        return CubeChoice(
+            dec.action,
+            double=dec.double,
+            take=dec.take,
+            equities=dict(dec.equities),
+            probs=tuple(float(p) for p in probs),
+            ply=depth,
+        )
 
     def resignation_offer(self, board, state: MatchState, we_are_on_roll: bool) -> int:
         from engine.cube.resign import resignation_to_offer
 
         view, probs = self._our_probs(board, we_are_on_roll)
-        return int(resignation_to_offer(view, probs, replace(state, on_roll=0 if we_are_on_roll else 1),
-                                        on_roll=we_are_on_roll))
+        return int(
+            resignation_to_offer(
+                view, probs, replace(state, on_roll=0 if we_are_on_roll else 1), on_roll=we_are_on_roll
+            )
+        )
 
     def accept_resignation(self, board, state: MatchState, offered_level: int, we_are_on_roll: bool) -> bool:
         from engine.cube.resign import accept_resignation
 
         view, probs = self._our_probs(board, we_are_on_roll)
-        return bool(accept_resignation(view, probs, replace(state, on_roll=0 if we_are_on_roll else 1),
-                                       offered_level, on_roll=we_are_on_roll,
-                                       play_on=self._play_on(board, state, we_are_on_roll)))
+        return bool(
+            accept_resignation(
+                view,
+                probs,
+                replace(state, on_roll=0 if we_are_on_roll else 1),
+                offered_level,
+                on_roll=we_are_on_roll,
+                play_on=self._play_on(board, state, we_are_on_roll),
+            )
+        )
 
     def _play_on(self, board, state: MatchState, we_are_on_roll: bool) -> float | None:
         """Our cubeful equity of playing on at the agent's depth, after the proper cube
@@ -302,4 +370,3 @@ def gammon_weights(state: MatchState | None) -> tuple[float, float, float, float
 
     win_gammon, lose_gammon, win_bg, lose_bg = gammon_values(CubeView.of(state, 0))
     return (win_gammon, win_bg, lose_gammon, lose_bg)
-

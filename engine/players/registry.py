@@ -14,20 +14,25 @@ that owns the weights.  Work sent to other processes carries the registry with i
 
 from __future__ import annotations
 
-from typing import Callable, Protocol
+from collections.abc import Callable
+from typing import Protocol
 
 import numpy as np
 from numba import njit
 
-from engine.rules.dice import splitmix64
 from engine.eval.evaluator import Evaluator, net_choose
-from engine.rules.moves import MAX_RESULTS
 from engine.eval.pubeval import pubeval_choose, pubeval_weights
+from engine.rules.dice import splitmix64
+from engine.rules.moves import MAX_RESULTS
 
 
 class Player(Protocol):
-    name: str
-    kernel: tuple | None
+    # read-only: a player may fix its kernel to a tuple, or to None, and still be one
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def kernel(self) -> tuple | None: ...
 
     def choose(self, board: np.ndarray, d1: int, d2: int, candidates: np.ndarray) -> int: ...
 
@@ -90,8 +95,10 @@ class NetPlayer:
     def __init__(self, evaluator: Evaluator, name: str | None = None) -> None:
         self.evaluator = evaluator
         self.name = name or f"net:{evaluator.name}"
-        self.kernel = (net_choose, (evaluator.kernel_params(), np.zeros(MAX_RESULTS, np.float64),
-                                    np.zeros((MAX_RESULTS, 5), np.float32)))
+        self.kernel = (
+            net_choose,
+            (evaluator.kernel_params(), np.zeros(MAX_RESULTS, np.float64), np.zeros((MAX_RESULTS, 5), np.float32)),
+        )
 
     def choose(self, board, d1, d2, candidates) -> int:
         return int(net_choose(self.kernel[1], board, len(candidates), candidates))
@@ -125,8 +132,9 @@ class GnubgPlayer:
         try:
             import gnubg_nn
         except ImportError as exc:
-            raise PlayerSpecError("the gnubg0 player needs the gnubg-nn package (pip install gnubg-nn), "
-                                   f"which is not installed: {exc}") from exc
+            raise PlayerSpecError(
+                f"the gnubg0 player needs the gnubg-nn package (pip install gnubg-nn), which is not installed: {exc}"
+            ) from exc
         self.gnubg = gnubg_nn
 
     def choose(self, board: np.ndarray, d1: int, d2: int, candidates: np.ndarray) -> int:

@@ -24,8 +24,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from engine.cube.cubeful import CubefulTree, cube_equities, move_equities
-from engine.rules.ids import MatchState
 from engine.eval.static import WON
+from engine.rules.ids import MatchState
 
 CLOSE_MOVE = 0.04  # EMG between the best two moves at 2-ply that earns a 3-ply look
 DEEPER_MOVES = 3  # at most this many moves get the deeper look
@@ -42,7 +42,7 @@ class Budget:
     start: float
 
     @classmethod
-    def starting(cls, think: float) -> "Budget":
+    def starting(cls, think: float) -> Budget:
         return cls(think, time.perf_counter())
 
     def left(self) -> float:
@@ -84,8 +84,9 @@ def _scored(tree: CubefulTree, moves: list, state: MatchState | None, plies: int
     return [replace(moves[i], equity=float(equities[i]), ply=plies) for i in order]
 
 
-def cube_equities_for(tree: CubefulTree, board, probs, state: MatchState, plies: int,
-                      budget: Budget | None = None) -> tuple[dict[str, float], int]:
+def cube_equities_for(
+    tree: CubefulTree, board, probs, state: MatchState, plies: int, budget: Budget | None = None
+) -> tuple[dict[str, float], int]:
     """The cube equities of ``state.on_roll`` at ``plies`` and the depth used; with a
     budget of ``CUBE_DEEPER_THINK`` seconds or more, the mean of the equities at
     ``plies`` and one ply deeper (reported as the deeper depth).  The deeper look

@@ -9,10 +9,10 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from engine.rules.dice import game_seed
-from engine.rollout.game import kernel_duel, play_game
-from engine.rules.moves import MoveBuffers
 from engine.players.registry import install_players, make_player, registered_players
+from engine.rollout.game import kernel_duel, play_game
+from engine.rules.dice import game_seed
+from engine.rules.moves import MoveBuffers
 
 
 @dataclass
@@ -52,8 +52,9 @@ def play_pairs(spec_a: str, spec_b: str, seed: int, first_pair: int, n_pairs: in
 def play_player_pairs(a, b, seed: int, first_pair: int, n_pairs: int) -> np.ndarray:
     buffers = MoveBuffers()
     if a.kernel is not None and b.kernel is not None:
-        points, _ = kernel_duel(a.kernel[0], a.kernel[1], b.kernel[0], b.kernel[1], seed,
-                                first_pair, n_pairs, *buffers.args())
+        points, _ = kernel_duel(
+            a.kernel[0], a.kernel[1], b.kernel[0], b.kernel[1], seed, first_pair, n_pairs, *buffers.args()
+        )
         return points
     points = np.zeros((n_pairs, 2), dtype=np.int64)
     for p in range(n_pairs):
@@ -98,10 +99,10 @@ def run_duel(spec_a: str, spec_b: str, games: int, seed: int = 1, workers: int =
         points = play_pairs(spec_a, spec_b, seed, 0, n_pairs)
     else:
         chunks = np.array_split(np.arange(n_pairs), workers)
-        with ProcessPoolExecutor(max_workers=workers, initializer=install_players,
-                                 initargs=(registered_players(),)) as pool:
-            futures = [pool.submit(play_pairs, spec_a, spec_b, seed, int(c[0]), len(c))
-                       for c in chunks if len(c)]
+        with ProcessPoolExecutor(
+            max_workers=workers, initializer=install_players, initargs=(registered_players(),)
+        ) as pool:
+            futures = [pool.submit(play_pairs, spec_a, spec_b, seed, int(c[0]), len(c)) for c in chunks if len(c)]
             points = np.concatenate([f.result() for f in futures])
     return summarize(spec_a, spec_b, points, time.perf_counter() - start, seed)
 

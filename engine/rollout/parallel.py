@@ -60,7 +60,8 @@ def _check_reachable(address: str) -> None:
     host, sep, port = hostport.rpartition(":")
     if not sep or not port.isdigit():
         raise ParallelBackendError(
-            f"bad Ray address {address!r}: expected HOST:PORT, ray://HOST:PORT, 'auto' or 'local'")
+            f"bad Ray address {address!r}: expected HOST:PORT, ray://HOST:PORT, 'auto' or 'local'"
+        )
     try:
         socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT).close()
     except OSError as exc:
@@ -79,7 +80,8 @@ def connect_ray(address: str):
             raise ParallelBackendError(
                 f"cannot connect to the Ray cluster at {address}: {exc} (a cluster with token authentication "
                 "needs RAY_AUTH_MODE=token and its token in ~/.ray/auth_token or RAY_AUTH_TOKEN; ray:// "
-                "addresses need pip install 'ray[client]')") from exc
+                "addresses need pip install 'ray[client]')"
+            ) from exc
         # stdlib logging, not stdout: a command's --json output must stay clean
         log.info("Ray connected: address=%s cpus=%s", address, ray.cluster_resources().get("CPU", 0))
     return ray
@@ -94,8 +96,7 @@ def parallelism(workers: int, ray_address: str | None = None) -> int:
     return max(1, workers, int(ray.cluster_resources().get("CPU", 1)))
 
 
-def map_chunks(fn: Callable, arg_tuples: Iterable[tuple], *, workers: int = 1,
-               ray_address: str | None = None) -> list:
+def map_chunks(fn: Callable, arg_tuples: Iterable[tuple], *, workers: int = 1, ray_address: str | None = None) -> list:
     """``[fn(*args) for args in arg_tuples]``, run in this process (``workers <= 1``), over
     ``workers`` local processes, or as Ray tasks when ``ray_address`` is given.
 

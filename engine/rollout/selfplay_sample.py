@@ -8,17 +8,17 @@ failing position can always be reproduced from ``(player, seed, game, turn)``.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Callable, Iterator
 
 import numpy as np
 
-from engine.rules.dice import game_seed, opening_roll, roll
-from engine.rollout.game import MAX_TURNS
-from engine.rules.moves import MoveBuffers, generate_moves
-from engine.players.registry import random_choose
-from engine.rules.position import BAR, Position, has_contact
 from engine.eval.pubeval import pubeval_choose, pubeval_weights
+from engine.players.registry import random_choose
+from engine.rollout.game import game_turns
+from engine.rules.dice import game_seed
+from engine.rules.moves import MoveBuffers
+from engine.rules.position import BAR, has_contact
 
 SELFPLAY_PLAYERS = ("random", "pubeval")
 
@@ -48,8 +48,10 @@ class Sample:
     def describe(self) -> str:
         from engine.rules.ids import position_id
 
-        return (f"{position_id(self.board)} dice {self.dice[0]}{self.dice[1]} "
-                f"({self.player} self-play, game seed {self.game_seed}, turn {self.turn})")
+        return (
+            f"{position_id(self.board)} dice {self.dice[0]}{self.dice[1]} "
+            f"({self.player} self-play, game seed {self.game_seed}, turn {self.turn})"
+        )
 
 
 def make_chooser(player: str, seed: int = 0) -> Chooser:
@@ -63,30 +65,24 @@ def make_chooser(player: str, seed: int = 0) -> Chooser:
     raise ValueError(f"unknown self-play player {player!r}; known: {', '.join(SELFPLAY_PLAYERS)}")
 
 
-def game_positions(player: str, seed_value: int,
-                   buffers: MoveBuffers | None = None) -> Iterator[tuple[np.ndarray, int, int, int]]:
+def game_positions(
+    player: str, seed_value: int, buffers: MoveBuffers | None = None
+) -> Iterator[tuple[np.ndarray, int, int, int]]:
     """Yield ``(board, d1, d2, turn)`` before every move of one self-play game.
 
-    The board is a fresh copy, mover in row 0; both seats use the same player.
+    The board is the game's own copy, mover in row 0, never written again; both
+    seats use the same player.
     """
-    buffers = buffers or MoveBuffers()
     choose = make_chooser(player, seed_value)
-    seed_value = np.uint64(seed_value)
-    board = Position.initial().board.copy()
-    d1, d2 = opening_roll(seed_value)
-    for turn in range(MAX_TURNS):
-        if turn > 0:
-            d1, d2 = roll(seed_value, turn)
-        yield board.copy(), int(d1), int(d2), turn
-        n = generate_moves(board, d1, d2, *buffers.args())
-        after = buffers.boards[0 if n == 1 else choose(board, n, buffers.boards[:n])]
-        if after[0].sum() == 0:
-            return
-        board = after[::-1].copy()
+
+    def choose_move(board, d1, d2, candidates):
+        return choose(board, len(candidates), candidates)
+
+    for turn in game_turns(choose_move, choose_move, seed_value, buffers):
+        yield turn.board, turn.dice[0], turn.dice[1], turn.number
 
 
-def sample_positions(count: int, seed: int,
-                     players: tuple[str, ...] = SELFPLAY_PLAYERS) -> Iterator[Sample]:
+def sample_positions(count: int, seed: int, players: tuple[str, ...] = SELFPLAY_PLAYERS) -> Iterator[Sample]:
     """``count`` positions from whole games, alternating the players game by game."""
     buffers = MoveBuffers()
     produced = 0
@@ -108,9 +104,10 @@ def position_after(player: str, seed_value: int, turns: int) -> np.ndarray:
     A game that ends sooner gives its last position before the winning move.
     """
     board = None
-    for board, _d1, _d2, turn in game_positions(player, seed_value):
+    for board, _d1, _d2, turn in game_positions(player, seed_value):  # noqa: B007  (wanted after the loop)
         if turn == turns:
             break
+    assert board is not None, "a self-play game has at least one position"
     return board
 
 

@@ -74,12 +74,13 @@ class MoveComparison:
         return not self.missing and not self.extra and not self.duplicates
 
     def describe(self) -> str:
-        return (f"ours {len(self.ours)} results, gnubg {len(self.theirs)}; missing "
-                f"{sorted(self.missing)}, extra {sorted(self.extra)}, duplicates {self.duplicates}")
+        return (
+            f"ours {len(self.ours)} results, gnubg {len(self.theirs)}; missing "
+            f"{sorted(self.missing)}, extra {sorted(self.extra)}, duplicates {self.duplicates}"
+        )
 
 
-def compare_moves(board: np.ndarray, d1: int, d2: int,
-                  buffers: MoveBuffers | None = None) -> MoveComparison:
+def compare_moves(board: np.ndarray, d1: int, d2: int, buffers: MoveBuffers | None = None) -> MoveComparison:
     buffers = buffers or MoveBuffers()
     n = generate_moves(board, d1, d2, *buffers.args())
     no_move = bool(buffers.steps[0, 0, 0] < 0)

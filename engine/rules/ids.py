@@ -22,9 +22,32 @@ from enum import IntEnum
 import numpy as np
 
 # the Position ID names are re-exported: callers find every identifier here
-from engine.rules.position import (BAR, NUM_CHECKERS, OPPONENT, ON_ROLL, POSITION_ID_LENGTH, IdError, PositionError,
-                             board_from_position_id, board_from_position_key, decode_id_base64, encode_id_base64,
-                             position_id, position_key, validate_board)
+from engine.rules.position import (
+    BAR,
+    NUM_CHECKERS,
+    ON_ROLL,
+    OPPONENT,
+    IdError,
+    PositionError,
+    decode_id_base64,
+    encode_id_base64,
+    validate_board,
+)
+from engine.rules.position import (
+    POSITION_ID_LENGTH as POSITION_ID_LENGTH,
+)
+from engine.rules.position import (
+    board_from_position_id as board_from_position_id,
+)
+from engine.rules.position import (
+    board_from_position_key as board_from_position_key,
+)
+from engine.rules.position import (
+    position_id as position_id,
+)
+from engine.rules.position import (
+    position_key as position_key,
+)
 
 MATCH_ID_LENGTH = 12
 _MATCH_KEY_BITS = 67
@@ -151,9 +174,18 @@ _MATCH_FIELD_WIDTHS = (4, 2, 1, 1, 3, 1, 1, 2, 3, 3, 15, 15, 15, 1)
 def match_key(state: MatchState) -> bytes:
     """gnubg's 9-byte match key."""
     values = (
-        state.cube_log2, state.cube_owner & 0b11, state.on_roll, int(state.crawford), int(state.game_state),
-        state.to_decide, int(state.doubled), int(state.resigned), *state.dice, state.match_length,
-        *state.score, int(not state.jacoby),
+        state.cube_log2,
+        state.cube_owner & 0b11,
+        state.on_roll,
+        int(state.crawford),
+        int(state.game_state),
+        state.on_roll if state.to_decide is None else state.to_decide,
+        int(state.doubled),
+        int(state.resigned),
+        *state.dice,
+        state.match_length,
+        *state.score,
+        int(not state.jacoby),
     )
     bits = offset = 0
     for value, width in zip(values, _MATCH_FIELD_WIDTHS):
@@ -234,9 +266,19 @@ def xgid(board: np.ndarray, state: MatchState) -> str:
     cube_pos = {CENTRED: 0, BOTTOM: 1, TOP: -1}[state.cube_owner]
     turn = 1 if state.on_roll == BOTTOM else -1
     dice = "D" if state.doubled else f"{state.dice[0]}{state.dice[1]}"
-    rules = int(state.jacoby) + 2 * int(state.beavers) if state.is_money else int(state.crawford)
-    fields = ["".join(chars), state.cube_log2, cube_pos, turn, dice, state.score[BOTTOM], state.score[TOP], rules,
-              state.match_length, DEFAULT_MAX_CUBE_LOG2]
+    rules = int(bool(state.jacoby)) + 2 * int(state.beavers) if state.is_money else int(state.crawford)
+    fields = [
+        "".join(chars),
+        state.cube_log2,
+        cube_pos,
+        turn,
+        dice,
+        state.score[BOTTOM],
+        state.score[TOP],
+        rules,
+        state.match_length,
+        DEFAULT_MAX_CUBE_LOG2,
+    ]
     return XGID_PREFIX + ":".join(map(str, fields))
 
 
@@ -284,7 +326,9 @@ def parse_xgid(text: str) -> tuple[np.ndarray, MatchState]:
     parts = body.split(":")
     if len(parts) != _XGID_FIELDS:
         raise IdError(f"XGID {source!r} has {len(parts)} colon-separated fields, expected {_XGID_FIELDS}")
-    pos, cube_text, cube_pos_text, turn_text, dice_text, bottom_text, top_text, rules_text, length_text, max_text = parts
+    pos, cube_text, cube_pos_text, turn_text, dice_text, bottom_text, top_text, rules_text, length_text, max_text = (
+        parts
+    )
     bottom, top = _xgid_board(pos, source)
     cube_log2 = _xgid_int(cube_text, "cube (log2)", source, range(0, MAX_CUBE_LOG2 + 1))
     cube_pos = _xgid_int(cube_pos_text, "cube position", source, range(-1, 2))

@@ -213,8 +213,9 @@ def generate_moves(board, d1, d2, out_boards, out_steps, table, stamp, stack):
                 count = 0
                 stamp[0] += 1
             if score == best_score:
-                count = _record(stack[level], keys[level], step_src, step_dst, level, out_boards,
-                                out_steps, table, stamp[0], count)
+                count = _record(
+                    stack[level], keys[level], step_src, step_dst, level, out_boards, out_steps, table, stamp[0], count
+                )
             level -= 1
     return count
 

@@ -194,7 +194,7 @@ def _dice_pool(dice: tuple[int, int]) -> tuple[int, ...]:
 
 def _hop_splits(start: int, end: int, pool: tuple[int, ...], board: np.ndarray | None):
     """Ways to cover one hop with some of the dice, best first: (single-die steps, dice left)."""
-    options = []
+    options: list[tuple[int, int, int, tuple[tuple[int, int], ...], tuple[int, ...]]] = []
     seen = set()
     for size in range(1, len(pool) + 1):
         for order in permutations(range(len(pool)), size):
@@ -222,7 +222,7 @@ def _hop_splits(start: int, end: int, pool: tuple[int, ...], board: np.ndarray |
                 steps.append((landing, target))
                 landing = target
             else:
-                used = list(pool)
+                used: list[int | None] = list(pool)
                 for k in order:
                     used[k] = None
                 rest = tuple(d for d in used if d is not None)

@@ -84,12 +84,12 @@ class Position:
         object.__setattr__(self, "board", board)
 
     @classmethod
-    def initial(cls) -> "Position":
+    def initial(cls) -> Position:
         row = _opening_row()
         return cls(np.stack([row, row]))
 
     @classmethod
-    def from_rows(cls, on_roll, opponent) -> "Position":
+    def from_rows(cls, on_roll, opponent) -> Position:
         return cls(np.array([on_roll, opponent], dtype=np.int8))
 
     def __eq__(self, other: object) -> bool:
@@ -101,7 +101,7 @@ class Position:
     def __repr__(self) -> str:
         return f"Position({position_id(self.board)!r})"
 
-    def flip(self) -> "Position":
+    def flip(self) -> Position:
         """The same checkers with the other side on roll."""
         return Position(self.board[::-1].copy())
 

@@ -11,7 +11,8 @@ Plies count as gnubg counts them.  The value of a position with a side to roll:
 A move decision scores every legal move at 0-ply, keeps at most ``k1`` within
 ``w1`` of the best for 1-ply, then at most ``k2`` within ``w2`` of the best 1-ply
 value for 2-ply (gnubg's defaults are of this size).  Everything below runs in numba;
-the context tuple ``ctx`` carries the nets, the bearoff tables, the cache and scratch.
+the context ``ctx`` (``SearchContext``) carries the nets, the bearoff tables, the
+cache and scratch.
 
 The 1-ply pass of a 2-ply decision keeps, for each candidate and roll, the reply it
 chose; the 2-ply pass of the same candidate starts from those replies rather than
@@ -27,23 +28,34 @@ hit is never a different position), and a newer position simply evicts an older 
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
 from engine.eval.bearoff import load_bearoff_db
-from engine.eval.bearoff_gen import _BINOM
-from engine.eval.incremental import MAX_HIDDEN, MAX_INPUTS, evaluate_replies, make_reply_scratch
-from engine.rules.moves import MAX_RESULTS
-from engine.rules.dice import DISTINCT_ROLLS as ROLLS
 from engine.eval.encode import CONTACT, CONTACT2
-from engine.eval.eval_sets import _in_home, _won, invert_probs, static_set
+from engine.eval.eval_sets import (
+    BearoffTables,
+    SetScratch,
+    all_in_home,
+    bearoff_tables,
+    invert_probs,
+    make_set_scratch,
+    static_set,
+    won_probs,
+)
+from engine.eval.evaluator import NetPair
+from engine.eval.incremental import ReplyScratch, evaluate_replies, make_reply_scratch
+from engine.eval.limits import MAX_HIDDEN, MAX_INPUTS, RAW_LANES
+from engine.eval.net import NetArrays, equity_of
 from engine.eval.pubeval import board_has_contact
-from engine.eval.split_eval import evaluate_split
-from engine.rules.dice import ROLL_WEIGHTS
-from engine.rules.boards import flip_into as _flip
-from engine.rules.moves import generate_moves
-from engine.eval.net import equity_of
+from engine.eval.split_eval import KEY_SIZE, evaluate_split
 from engine.eval.static import WON, evaluate_static, weighted_equity  # noqa: F401  (part of this module's face)
+from engine.rules.boards import flip_into as _flip
+from engine.rules.dice import DISTINCT_ROLLS as ROLLS
+from engine.rules.dice import ROLL_WEIGHTS
+from engine.rules.moves import generate_moves
 
 CACHE_BITS = 18
 _OCCUPIED = np.uint64(1) << np.uint64(40)  # marks a used slot; real high key parts are < 2**16
@@ -53,41 +65,65 @@ _MIX = np.uint64(0x9E3779B97F4A7C15)
 PRUNE_KEEP = 4  # replies a pruning net passes on to the full net inside a lookahead
 
 
-def make_context(evaluator, cache_bits: int = CACHE_BITS, prune: bool = True) -> tuple:
-    """The numba-side context: nets, bearoff tables, cache, scratch arrays (7-9: one
-    evaluation's inputs, hidden units and outputs; a root set's chain of sums uses 7
-    and 8 too, ``engine.eval.eval_sets``; the rest of 8 keeps a lookahead's own sums,
-    ``engine.eval.split_eval``), and the pruning net (``evaluator.prune``) with how many replies it keeps (0: no pruning);
-    then the scratch of a set's pass (14, ``engine.eval.incremental.evaluate_replies``), a
-    set's probabilities, boards and indices (15-17, ``engine.eval.eval_sets``), the
-    cache's lookups and hits since it was last cleared (18), and scratch that
-    would otherwise be allocated for every root set (19, ``make_set_scratch``)."""
-    db = load_bearoff_db()
+class SearchContext(NamedTuple):
+    """Everything the search kernels share: the nets, the bearoff tables, the position
+    cache and the scratch of each kind of evaluation (``make_context``).  Every kernel
+    that takes it gets all of it as arguments, so a new array here costs every call
+    that is not inlined: a buffer idle while another is in use serves both."""
+
+    nets: NetPair  # the full nets (``engine.eval.evaluator``)
+    bearoff: BearoffTables  # ``engine.eval.eval_sets.bearoff_probs``
+    cache_keys: np.ndarray  # (slots, 2) uint64: each slot's position key, 0 when empty
+    cache_values: np.ndarray  # (slots, 5): its probabilities
+    cache_counts: np.ndarray  # lookups and hits since the cache was last cleared
+    # one evaluation's scratch (``engine.eval.static.evaluate_static``, ``evaluate_split``);
+    # while a root set is evaluated, ``inputs`` and ``hidden`` hold its chain's even
+    # inputs and odd sums (``engine.eval.eval_sets.static_set``)
+    inputs: np.ndarray  # MAX_INPUTS
+    hidden: np.ndarray  # MAX_HIDDEN
+    raw: np.ndarray  # RAW_LANES
+    chain_sums: np.ndarray  # MAX_HIDDEN: a root set's chain's even sums
+    own_sums: np.ndarray  # MAX_HIDDEN: a lookahead's own sums (``engine.eval.split_eval``)
+    own_key: np.ndarray  # KEY_SIZE: the row those sums belong to
+    prune_net: NetArrays  # the pruning net (the contact net where there is none)
+    prune_keep: int  # replies it passes on to the full net (0: no pruning)
+    reply_scratch: ReplyScratch  # a set's pass (``engine.eval.incremental``)
+    set_scratch: SetScratch  # a root set's (``engine.eval.eval_sets.static_set``)
+
+
+def make_context(evaluator, cache_bits: int = CACHE_BITS, prune: bool = True) -> SearchContext:
+    """The numba-side context of ``evaluator``, its pruning net (``evaluator.prune``)
+    used when ``prune`` is set, and a cache of ``2**cache_bits`` positions."""
     size = 1 << cache_bits
     small = evaluator.prune if prune and evaluator.prune is not None else evaluator.contact
     keep = PRUNE_KEEP if prune and evaluator.prune is not None else 0
-    return (evaluator.kernel_params(), db.off, db.tail_off, db.tail_first, _BINOM.astype(np.int64),
-            np.zeros((size, 2), np.uint64), np.zeros((size, 5), np.float32),
-            np.zeros(MAX_INPUTS, np.float32), np.zeros(3 * MAX_HIDDEN + 32, np.float32), np.empty(8, np.float32),
-            np.zeros(6, np.int64), np.zeros(6, np.int64), small.arrays(), keep,
-            make_reply_scratch(), np.zeros((MAX_RESULTS, 5), np.float32),
-            np.zeros((MAX_RESULTS, 2, 25), np.int8), np.zeros(MAX_RESULTS, np.int64), np.zeros(2, np.int64),
-            make_set_scratch())
+    return SearchContext(
+        nets=evaluator.kernel_params(),
+        bearoff=bearoff_tables(load_bearoff_db()),
+        cache_keys=np.zeros((size, 2), np.uint64),
+        cache_values=np.zeros((size, 5), np.float32),
+        cache_counts=np.zeros(2, np.int64),
+        inputs=np.zeros(MAX_INPUTS, np.float32),
+        hidden=np.zeros(MAX_HIDDEN, np.float32),
+        raw=np.empty(RAW_LANES, np.float32),
+        chain_sums=np.zeros(MAX_HIDDEN, np.float32),
+        own_sums=np.zeros(MAX_HIDDEN, np.float32),
+        own_key=np.zeros(KEY_SIZE, np.float32),
+        prune_net=small.arrays(),
+        prune_keep=keep,
+        reply_scratch=make_reply_scratch(),
+        set_scratch=make_set_scratch(),
+    )
 
 
-def make_set_scratch() -> tuple:
-    """A root set's classes, a board and probabilities (``engine.eval.eval_sets.static_set``)."""
-    return np.zeros(MAX_RESULTS, np.int64), np.zeros((2, 25), np.int8), np.zeros(5, np.float32)
+def clear_cache(ctx: SearchContext) -> None:
+    ctx.cache_keys[:] = 0
+    ctx.cache_counts[:] = 0
 
 
-def clear_cache(ctx: tuple) -> None:
-    ctx[5][:] = 0
-    ctx[18][:] = 0
-
-
-def cache_stats(ctx: tuple) -> dict:
+def cache_stats(ctx: SearchContext) -> dict:
     """Lookups and hits of the position cache since it was last cleared."""
-    lookups, hits = (int(v) for v in ctx[18])
+    lookups, hits = (int(v) for v in ctx.cache_counts)
     return {"lookups": lookups, "hits": hits, "hit_rate": hits / lookups if lookups else 0.0}
 
 
@@ -118,11 +154,11 @@ def position_key(board):
 @njit(cache=True, inline="always")
 def evaluate0(ctx, board, probs):
     """Static probabilities of ``board`` for its side on roll, through the cache."""
-    keys, values = ctx[5], ctx[6]
+    keys, values = ctx.cache_keys, ctx.cache_values
     lo, hi = position_key(board)
     slot = np.int64(((lo ^ (hi * _MIX)) * _MIX) >> np.uint64(64 - CACHE_BITS)) & (keys.shape[0] - 1)
     marked = hi | _OCCUPIED
-    counts = ctx[18]
+    counts = ctx.cache_counts
     counts[0] += 1
     if keys[slot, 0] == lo and keys[slot, 1] == marked:
         counts[1] += 1
@@ -139,17 +175,34 @@ def evaluate0(ctx, board, probs):
 @njit(cache=True, inline="always")
 def _evaluate_miss(ctx, board, probs):
     """``evaluate_static`` as a lookahead's cache misses need it: a contact position
-    by ``engine.eval.split_eval`` (the side on roll's own sums kept in slot 8)."""
-    nets = ctx[0]
-    enc = nets[5]
-    if (enc != CONTACT and enc != CONTACT2) or (_in_home(board[0]) and _in_home(board[1])) \
-            or (nets[12] and not board_has_contact(board)):
+    by ``engine.eval.split_eval`` (the side on roll's own sums kept in ``ctx.own_sums``)."""
+    nets = ctx.nets
+    enc = nets.contact_enc
+    if (
+        (enc != CONTACT and enc != CONTACT2)
+        or (all_in_home(board[0]) and all_in_home(board[1]))
+        or (nets.use_race and not board_has_contact(board))
+    ):
         evaluate_static(ctx, board, probs)
         return
-    h = ctx[8]
-    scratch = ctx[14]
-    evaluate_split(nets[0], nets[1], nets[2], nets[3], nets[4], enc, board, ctx[7], h[:MAX_HIDDEN],
-                   h[2 * MAX_HIDDEN:3 * MAX_HIDDEN], h[3 * MAX_HIDDEN:], scratch[7], scratch[8], ctx[9], probs)
+    scratch = ctx.reply_scratch
+    evaluate_split(
+        nets.contact_W1,
+        nets.contact_b1,
+        nets.contact_W2,
+        nets.contact_b2,
+        nets.contact_arch,
+        enc,
+        board,
+        ctx.inputs,
+        ctx.hidden,
+        ctx.own_sums,
+        ctx.own_key,
+        scratch.rows,
+        scratch.deltas,
+        ctx.raw,
+        probs,
+    )
 
 
 # inline: a call passes the context's tuple of arrays field by field, and this runs for
@@ -162,7 +215,7 @@ def value0(ctx, cand, flipped, out, cached=True):
     seen once, while positions inside a lookahead recur across rolls and candidates.
     (A decision's root goes through ``engine.eval.eval_sets.static_set`` instead.)"""
     if cand[0].sum() == 0:
-        _won(cand, out)
+        won_probs(cand, out)
         return
     _flip(cand, flipped)
     if cached:
@@ -173,12 +226,12 @@ def value0(ctx, cand, flipped, out, cached=True):
 
 
 @njit(cache=True)
-def _pruned(ctx, boards, n, flipped, keep, chosen):
+def pruned(ctx, boards, n, flipped, keep, chosen):
     """Mark the ``keep`` replies the small pruning net likes best (gnubg's pruning:
     the full net then scores only those)."""
-    W1, b1, W2, b2, arch, enc = ctx[12]
-    opp = ctx[15]
-    evaluate_replies(W1, b1, W2, b2, arch, enc, boards, n, ctx[14], opp)
+    small = ctx.prune_net
+    opp = ctx.set_scratch.other_probs
+    evaluate_replies(small.W1, small.b1, small.W2, small.b2, small.arch, small.enc, boards, n, ctx.reply_scratch, opp)
     cheap = np.empty(n)
     for i in range(n):
         cheap[i] = -equity_of(opp[i])  # the opponent's figures: the mover's equity is minus theirs
@@ -199,12 +252,12 @@ def best_reply0(ctx, boards, n, flipped, best_probs, weights=None):
     cubeless money equity (compiled apart, so the money search is unchanged)."""
     for i in range(n):
         if boards[i, 0].sum() == 0:
-            _won(boards[i], best_probs)
+            won_probs(boards[i], best_probs)
             return i
-    keep = ctx[13]
+    keep = ctx.prune_keep
     chosen = np.ones(n, np.bool_)
     if keep > 0 and n > keep:
-        _pruned(ctx, boards, n, flipped, keep, chosen)
+        pruned(ctx, boards, n, flipped, keep, chosen)
     best = -1
     best_eq = -1e9
     p = np.empty(5, np.float32)

@@ -19,6 +19,7 @@ import os
 import sqlite3
 import subprocess
 import tempfile
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -118,12 +119,15 @@ def audit_result(server_match, our_seat: int, actions: list, audit: Audit, label
     audit.results_checked += 1
     if not claimed:
         audit.results_unknown += 1
-        audit.problems.append(f"{label}: ended {want[0]}-{want[1]} on the server; the records, at {got[0]}-{got[1]} "
-                              f"in a game left out, claim no result")  # fmt: skip
+        audit.problems.append(
+            f"{label}: ended {want[0]}-{want[1]} on the server; the records, at {got[0]}-{got[1]} "
+            f"in a game left out, claim no result"
+        )
     elif got != want:
         audit.result_mismatches += 1
-        audit.problems.append(f"{label}: the server's final score is {want[0]}-{want[1]}, the records say "
-                              f"{got[0]}-{got[1]}")  # fmt: skip
+        audit.problems.append(
+            f"{label}: the server's final score is {want[0]}-{want[1]}, the records say {got[0]}-{got[1]}"
+        )
 
 
 def read_as_analyse_does(path: Path, audit: Audit) -> dict[tuple[int, int], set[str]] | None:
@@ -150,14 +154,20 @@ def gnubg_matches(paths: list[Path]) -> dict[str, dict]:
         script, out = Path(work) / "read.py", Path(work) / "matches.json"
         script.write_text(_READ_SCRIPT)
         env = dict(os.environ, FIBSBOT_MATS=json.dumps([str(p) for p in paths]), FIBSBOT_JSON_OUT=str(out))
-        result = subprocess.run([str(GNUBG), "-t", "-q", "-r", "-p", str(script)], stdin=subprocess.DEVNULL,
-                                capture_output=True, text=True, timeout=600, env=env)  # fmt: skip
+        result = subprocess.run(
+            [str(GNUBG), "-t", "-q", "-r", "-p", str(script)],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            env=env,
+        )
         if not out.exists():
             raise RuntimeError(f"gnubg read nothing: {result.stderr[-2000:]}")
         return json.loads(out.read_text())
 
 
-def _positions(moves: list[tuple[int, tuple[int, int], tuple]]) -> list[tuple[int, tuple[int, int], bytes]]:
+def _positions(moves: list[tuple[int, tuple[int, int], tuple]]) -> list[tuple[int, tuple[int, ...], bytes]]:
     """(player, sorted dice, position after) for each move, players' rows in their own numbering."""
     rows = [Position.initial().board[0].copy(), Position.initial().board[0].copy()]
     out = []
@@ -178,18 +188,30 @@ def _gnubg_games(match: dict) -> dict[tuple[int, int], list]:
     for game in match.get("games", []):
         info = game["info"]
         score = (info.get("score-X", 0), info.get("score-O", 0))
-        games[score] = [(seat[r["player"]], tuple(r["dice"]), tuple(tuple(s) for s in r.get("move") or ()))
-                        for r in game["game"] if r["action"] == "move"]  # fmt: skip
+        games[score] = [
+            (seat[r["player"]], tuple(r["dice"]), tuple(tuple(s) for s in r.get("move") or ()))
+            for r in game["game"]
+            if r["action"] == "move"
+        ]
     return games
 
 
-def audit_match(server_match, our_seat: int, gnubg_match: dict | None, audit: Audit, label: str,
-                unrecoverable: set[tuple[int, int]] = frozenset(),
-                guessed: set[tuple[tuple[int, int], int]] = frozenset()) -> None:  # fmt: skip
+def audit_match(
+    server_match,
+    our_seat: int,
+    gnubg_match: dict | None,
+    audit: Audit,
+    label: str,
+    unrecoverable: AbstractSet[tuple[int, int]] = frozenset(),
+    guessed: AbstractSet[tuple[tuple[int, int], int]] = frozenset(),
+) -> None:
     recorded = _gnubg_games(gnubg_match) if gnubg_match is not None else {}
     for game in server_match.history:
-        played = [(0 if action[1] == our_seat else 1, tuple(action[2]), action[3])
-                  for action in game["actions"] if action[0] == "move"]  # fmt: skip
+        played = [
+            (0 if action[1] == our_seat else 1, tuple(action[2]), action[3])
+            for action in game["actions"]
+            if action[0] == "move"
+        ]
         score = game["score"][our_seat], game["score"][1 - our_seat]
         audit.games_played += 1
         audit.moves_played += len(played)
@@ -203,8 +225,10 @@ def audit_match(server_match, our_seat: int, gnubg_match: dict | None, audit: Au
             continue
         want, got = _positions(played), _positions(ours)
         # a guessed roll stands for the one played when it gives the same position
-        agrees = [a == b or ((score, i) in guessed and (a[0], a[2]) == (b[0], b[2]))
-                  for i, (a, b) in enumerate(zip(want, got))]  # fmt: skip
+        agrees = [
+            a == b or ((score, i) in guessed and (a[0], a[2]) == (b[0], b[2]))
+            for i, (a, b) in enumerate(zip(want, got))
+        ]
         audit.rolls_guessed += sum(1 for i in range(len(agrees)) if (score, i) in guessed and agrees[i])
         same = sum(agrees)
         if same == len(got) == len(want):
@@ -214,12 +238,13 @@ def audit_match(server_match, our_seat: int, gnubg_match: dict | None, audit: Au
         prefix = next((i for i, ok in enumerate(agrees) if not ok), min(len(want), len(got)))
         audit.moves_recorded += prefix
         audit.moves_wrong += len(got) - prefix
-        audit.problems.append(f"{label} game at {score}: {len(want)} moves played, {len(got)} in the file, "
-                              f"first difference at move {prefix + 1}")  # fmt: skip
+        audit.problems.append(
+            f"{label} game at {score}: {len(want)} moves played, {len(got)} in the file, "
+            f"first difference at move {prefix + 1}"
+        )
 
 
-def audit_queue(queue_path: Path, matches_dir: Path, audit: Audit,
-                read: dict[str, dict | None] | None = None) -> None:  # fmt: skip
+def audit_queue(queue_path: Path, matches_dir: Path, audit: Audit, read: dict[str, dict | None] | None = None) -> None:
     """Queue rows against the match files; ``read``: files already read (``read_as_analyse_does``) by name."""
     if not queue_path.exists():
         return

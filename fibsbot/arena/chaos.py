@@ -25,14 +25,23 @@ import secrets
 import signal
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING
 
 from fibsbot.arena.audit import (
-    GNUBG, Audit, audit_match, audit_queue, audit_result, gnubg_matches, guessed_moves, left_out_reasons,
-    read_as_analyse_does, unrecoverable_games,
-)  # fmt: skip
+    GNUBG,
+    Audit,
+    audit_match,
+    audit_queue,
+    audit_result,
+    gnubg_matches,
+    guessed_moves,
+    left_out_reasons,
+    read_as_analyse_does,
+    unrecoverable_games,
+)
 from fibsbot.arena.play import BOT, REFEREE, SPARRING, PubevalSparring, _client
 from fibsbot.client.policy import PolicySettings
 from fibsbot.protocol.match.outputs import MoveRequest, NullObserver
@@ -43,6 +52,9 @@ from fibsbot.server.core import ServerCore
 from fibsbot.server.net import start_server
 from fibsbot.server.testing import ClipTestClient
 from nets.player import load_agent
+
+if TYPE_CHECKING:
+    from fibsbot.client.connection import BotClient
 
 MATCH_TIMEOUT_S = 180.0
 
@@ -75,7 +87,7 @@ class LogoutAtWin(NullObserver):
 
     def __init__(self) -> None:
         self.armed = False
-        self.client = None
+        self.client: BotClient | None = None
         self.fired = 0
 
     def on_decision(self, request, answer, commands) -> None:
@@ -103,9 +115,16 @@ class Daemon:
         with open(self.log_path, "ab") as stderr:
             # what ``fibsbot run --config FILE`` runs, without building every other command
             self.proc = await asyncio.create_subprocess_exec(
-                sys.executable, "-c", "import argparse, sys; from fibsbot.cli.run import _run; "
-                "sys.exit(_run(argparse.Namespace(config=sys.argv[1])))", str(self.config), env=env,
-                stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL, stderr=stderr)
+                sys.executable,
+                "-c",
+                "import argparse, sys; from fibsbot.cli.run import _run; "
+                "sys.exit(_run(argparse.Namespace(config=sys.argv[1])))",
+                str(self.config),
+                env=env,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.DEVNULL,
+                stderr=stderr,
+            )
         self.starts += 1
 
     async def kill(self) -> None:
@@ -118,7 +137,7 @@ class Daemon:
             self.proc.send_signal(signal.SIGTERM)
             try:
                 await asyncio.wait_for(self.proc.wait(), 20)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 await self.kill()
 
 
@@ -151,9 +170,15 @@ async def _until(condition: Callable[[], bool], timeout: float) -> bool:
     return True
 
 
-async def run_chaos(matches: int = 20, length: int = 3, data_dir: Path | None = None, seed: int | None = None,
-                    ply: int = 0, fault_rate: float = 0.5,
-                    progress: Callable[[str], None] | None = None) -> ChaosResult:  # fmt: skip
+async def run_chaos(
+    matches: int = 20,
+    length: int = 3,
+    data_dir: Path | None = None,
+    seed: int | None = None,
+    ply: int = 0,
+    fault_rate: float = 0.5,
+    progress: Callable[[str], None] | None = None,
+) -> ChaosResult:
     """Play ``matches`` with faults; ``fault_rate``: the chance of a fault at each random moment."""
     rng = random.Random(seed)
     data_dir = Path(data_dir or Path.cwd() / "chaos-run").resolve()
@@ -188,8 +213,16 @@ async def run_chaos(matches: int = 20, length: int = 3, data_dir: Path | None = 
 
         for k in range(matches):
             await keep_alive()
-            ready = await _until(lambda: BOT in core.online and SPARRING in core.online
-                                 and BOT not in core.matches and not core.saved and not core.held_match_ends, 30)  # fmt: skip
+            ready = await _until(
+                lambda: (
+                    BOT in core.online
+                    and SPARRING in core.online
+                    and BOT not in core.matches
+                    and not core.saved
+                    and not core.held_match_ends
+                ),
+                30,
+            )
             if not ready:
                 await keep_alive()
                 ready = await _until(lambda: BOT in core.online and BOT not in core.matches and not core.saved, 30)
@@ -219,14 +252,17 @@ async def run_chaos(matches: int = 20, length: int = 3, data_dir: Path | None = 
             if match not in core.finished:
                 result.stuck += 1
             if progress:
-                progress(f"match {k + 1}/{matches}: {'finished' if match in core.finished else 'STUCK'} "
-                         f"(drops {result.drops}, kills {result.kills}, logouts at winning {logout.fired}, "
-                         f"{time.perf_counter() - started_at:.0f} s)")
+                progress(
+                    f"match {k + 1}/{matches}: {'finished' if match in core.finished else 'STUCK'} "
+                    f"(drops {result.drops}, kills {result.kills}, logouts at winning {logout.fired}, "
+                    f"{time.perf_counter() - started_at:.0f} s)"
+                )
         referee.close()
     finally:
         logout.armed = False
         await daemon.stop()
         if sparring_task is not None:
+            assert logout.client is not None  # keep_alive sets it with the task
             logout.client.stop()
             await asyncio.wait([sparring_task], timeout=10)
         await server.close()
@@ -258,8 +294,9 @@ def _audit(result: ChaosResult, played: list, data_dir: Path) -> None:
         journal = loaded[index] if index < len(loaded) else None
         actions = journal.actions if journal is not None else []
         label = mat.name if mat else f"match {index + 1}"
-        audit_match(match, match.seat_of(BOT), gnubg_match, audit, label, unrecoverable_games(actions),
-                    guessed_moves(actions))  # fmt: skip
+        audit_match(
+            match, match.seat_of(BOT), gnubg_match, audit, label, unrecoverable_games(actions), guessed_moves(actions)
+        )
         claimed = journal is not None and journal.status == FINISHED
         audit_result(match, match.seat_of(BOT), actions, audit, label, claimed)
         left_out_reasons(actions, audit.left_out_reasons)
@@ -271,22 +308,37 @@ def _audit(result: ChaosResult, played: list, data_dir: Path) -> None:
 
 def print_chaos(result: ChaosResult, out=sys.stdout) -> None:
     a = result.audit
-    print(f"{result.matches} x {result.length}-point matches under faults in {result.seconds} s: "
-          f"{result.finished} finished, {result.resumable} resumable, {result.stuck} stuck", file=out)
-    print(f"faults: {result.drops} dropped connections, {result.kills} SIGKILLs ({result.restarts} daemon "
-          f"restarts, {result.daemon_exits} after the daemon ended by itself), {result.logouts_at_win} opponent "
-          f"logouts at the moment of winning", file=out)
-    print(f"moves: {a.moves_played} played, {a.moves_recorded} recorded, {a.moves_wrong} wrong, {a.moves_lost} lost; "
-          f"{a.games_left_out} of {a.games_played} games left out with a log line ({a.moves_left_out} moves), "
-          f"of which {a.games_unrecoverable} could not be reconstructed ({a.moves_unrecoverable} moves); "
-          f"{a.rolls_guessed} rolls never seen recorded as one that fits", file=out)  # fmt: skip
+    print(
+        f"{result.matches} x {result.length}-point matches under faults in {result.seconds} s: "
+        f"{result.finished} finished, {result.resumable} resumable, {result.stuck} stuck",
+        file=out,
+    )
+    print(
+        f"faults: {result.drops} dropped connections, {result.kills} SIGKILLs ({result.restarts} daemon "
+        f"restarts, {result.daemon_exits} after the daemon ended by itself), {result.logouts_at_win} opponent "
+        f"logouts at the moment of winning",
+        file=out,
+    )
+    print(
+        f"moves: {a.moves_played} played, {a.moves_recorded} recorded, {a.moves_wrong} wrong, {a.moves_lost} lost; "
+        f"{a.games_left_out} of {a.games_played} games left out with a log line ({a.moves_left_out} moves), "
+        f"of which {a.games_unrecoverable} could not be reconstructed ({a.moves_unrecoverable} moves); "
+        f"{a.rolls_guessed} rolls never seen recorded as one that fits",
+        file=out,
+    )
     for reason, games in sorted(a.left_out_reasons.items(), key=lambda item: -item[1]):
         print(f"  left out: {games} x {reason}", file=out)
-    print(f"match files: {result.records}, {a.mats_unreadable} that fibsbot analyse cannot read; results: "
-          f"{a.results_checked} finished matches checked, {a.result_mismatches} unlike the server's score, "
-          f"{a.results_unknown} whose end the bot never learnt (no result claimed)", file=out)
-    print(f"queue: {a.queue_rows} rows, {a.queue_rows_dangling} without a record, {a.queue_rows_unplaced} "
-          f"in games left out, {a.queue_rows_misplaced} misplaced; "
-          f"observer failures: {result.observer_failures}", file=out)
+    print(
+        f"match files: {result.records}, {a.mats_unreadable} that fibsbot analyse cannot read; results: "
+        f"{a.results_checked} finished matches checked, {a.result_mismatches} unlike the server's score, "
+        f"{a.results_unknown} whose end the bot never learnt (no result claimed)",
+        file=out,
+    )
+    print(
+        f"queue: {a.queue_rows} rows, {a.queue_rows_dangling} without a record, {a.queue_rows_unplaced} "
+        f"in games left out, {a.queue_rows_misplaced} misplaced; "
+        f"observer failures: {result.observer_failures}",
+        file=out,
+    )
     for problem in a.problems[:20]:
         print(f"  {problem}", file=out)

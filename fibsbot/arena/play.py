@@ -17,9 +17,10 @@ import resource
 import secrets
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import structlog
 
@@ -131,11 +132,19 @@ def _peak_mb(after_each_match: list[float]) -> float:
     return round(max([peak, *after_each_match]), 1)
 
 
-def _client(port: int, name: str, password: str, agent, policy: PolicySettings, observers, matches: int) -> BotClient:
-    options = ClientOptions(backoff=Backoff(initial_s=0.05, max_s=1.0), roll_delay_s=0.5, board_delay_s=2.0,
-                            max_matches=matches, keepalive_s=60.0)
-    return BotClient("127.0.0.1", port, name, password, agent, Policy(policy), observers, options=options,
-                     rng=random.Random(name))
+def _client(
+    port: int, name: str, password: str, agent, policy: PolicySettings, observers, matches: int | None
+) -> BotClient:
+    options = ClientOptions(
+        backoff=Backoff(initial_s=0.05, max_s=1.0),
+        roll_delay_s=0.5,
+        board_delay_s=2.0,
+        max_matches=matches,
+        keepalive_s=60.0,
+    )
+    return BotClient(
+        "127.0.0.1", port, name, password, agent, Policy(policy), observers, options=options, rng=random.Random(name)
+    )
 
 
 def _opponent_agent(opponent: str):
@@ -144,10 +153,18 @@ def _opponent_agent(opponent: str):
     return load_agent(opponent)
 
 
-async def run_arena(length: int = 3, matches: int = 1, opponent: str = "pubeval", ply: int | str = 2,
-                    net: str = "default", data_dir: Path | None = None, seed: int | None = None,
-                    progress: Callable[[str], None] | None = None, warmup: bool = True,
-                    wait_for_search: bool = False) -> ArenaResult:
+async def run_arena(
+    length: int = 3,
+    matches: int = 1,
+    opponent: str = "pubeval",
+    ply: int | str = 2,
+    net: str = "default",
+    data_dir: Path | None = None,
+    seed: int | None = None,
+    progress: Callable[[str], None] | None = None,
+    warmup: bool = True,
+    wait_for_search: bool = False,
+) -> ArenaResult:
     """Play ``matches`` matches; with ``wait_for_search``, a search still compiling in the
     warm-up child is waited for before the first match, so every decision is at ``ply``."""
     from fibsbot.config import default_data_dir
@@ -168,19 +185,37 @@ async def run_arena(length: int = 3, matches: int = 1, opponent: str = "pubeval"
         if warming.proc is not None:
             await _announce_or_wait(warming, ply, wait_for_search, progress)
     queue = TrainingQueue(data_dir / "queue.sqlite")
-    records = MatchRecords(data_dir / "matches", queue, user=BOT, net_version=agent.evaluator.name,
-                           event_log=logger, wire_log=WireLog(logger), site="fibsbot arena (local server)")
+    records = MatchRecords(
+        data_dir / "matches",
+        queue,
+        user=BOT,
+        net_version=agent.evaluator.name,
+        event_log=logger,
+        wire_log=WireLog(logger),
+        site="fibsbot arena (local server)",
+    )
     watcher = _Watcher(warming)
-    result = ArenaResult(matches, 0, 0, length, opponent, ply, 0.0, queue_path=str(queue.path),
-                         log_path=str(log_path))
+    result = ArenaResult(matches, 0, 0, length, opponent, ply, 0.0, queue_path=str(queue.path), log_path=str(log_path))
     start = time.perf_counter()
     async with run_local_server(seed=seed) as (host, port, core):
-        ours = _client(port, BOT, passwords[BOT], agent,
-                       PolicySettings(user=BOT, min_length=1, max_length=99),
-                       [records, watcher, OwnerRecords(data_dir, BOT)], matches)
-        theirs = _client(port, SPARRING, passwords[SPARRING], sparring_agent,
-                         PolicySettings(user=SPARRING, min_length=1, max_length=99, admins=frozenset({REFEREE})),
-                         [], matches)
+        ours = _client(
+            port,
+            BOT,
+            passwords[BOT],
+            agent,
+            PolicySettings(user=BOT, min_length=1, max_length=99),
+            [records, watcher, OwnerRecords(data_dir, BOT)],
+            matches,
+        )
+        theirs = _client(
+            port,
+            SPARRING,
+            passwords[SPARRING],
+            sparring_agent,
+            PolicySettings(user=SPARRING, min_length=1, max_length=99, admins=frozenset({REFEREE})),
+            [],
+            matches,
+        )
         tasks = [asyncio.create_task(ours.run()), asyncio.create_task(theirs.run())]
         try:
             while not (ours.logged_in and theirs.logged_in):
@@ -199,12 +234,14 @@ async def run_arena(length: int = 3, matches: int = 1, opponent: str = "pubeval"
                 end = watcher.ends[-1]
                 result.won += end.we_won
                 result.lost += not end.we_won
-                result.scores.append(tuple(end.scores) if end.we_won else tuple(end.scores[::-1]))
+                result.scores.append(end.scores if end.we_won else end.scores[::-1])  # a tuple: pydantic made it
                 result.rss_mb.append(round(_memory_mb(), 1))
                 if progress:
-                    progress(f"match {k + 1}/{matches}: {'won' if end.we_won else 'lost'} "
-                             f"{result.scores[-1][0]}-{result.scores[-1][1]}  (total {result.won}-{result.lost}, "
-                             f"{time.perf_counter() - start:.0f} s, queue {records.queued})")
+                    progress(
+                        f"match {k + 1}/{matches}: {'won' if end.we_won else 'lost'} "
+                        f"{result.scores[-1][0]}-{result.scores[-1][1]}  (total {result.won}-{result.lost}, "
+                        f"{time.perf_counter() - start:.0f} s, queue {records.queued})"
+                    )
                 await asyncio.sleep(0.3)  # let both sides settle into the lobby
             referee.close()
         finally:
@@ -223,13 +260,17 @@ async def run_arena(length: int = 3, matches: int = 1, opponent: str = "pubeval"
     return result
 
 
-async def _announce_or_wait(warming: SearchWarmup, ply: int | str, wait: bool,
-                            progress: Callable[[str], None] | None) -> None:
+async def _announce_or_wait(
+    warming: SearchWarmup, ply: int | str, wait: bool, progress: Callable[[str], None] | None
+) -> None:
+    assert warming.proc is not None  # called only for a warm-up that started its child
     pid = warming.proc.pid
     if not wait:
         if progress:
-            progress(f"compiling the {level_name(ply)} search in the background (pid {pid}); moves at 0-ply until it is "
-                     f"ready (--wait-for-search waits for it instead)")
+            progress(
+                f"compiling the {level_name(ply)} search in the background (pid {pid}); moves at 0-ply until it is "
+                f"ready (--wait-for-search waits for it instead)"
+            )
         return
     if progress:
         progress(f"waiting for the {level_name(ply)} search to compile (pid {pid}; a few minutes, once per install)")
@@ -248,20 +289,30 @@ def level_name(ply: int | str) -> str:
 def print_result(result: ArenaResult, out=sys.stdout) -> None:
     depth = f"net {level_name(result.ply)}"
     if result.decisions_before_search:
-        depth += (f"; {result.decisions_before_search} of {result.decisions} decisions at 0-ply while the search "
-                  f"compiled")
-    print(f"{result.matches} x {result.length}-point matches, fibsbot ({depth}) vs {result.opponent}: "
-          f"won {result.won}, lost {result.lost}, stuck {result.stuck}, in {result.seconds} s", file=out)
+        depth += (
+            f"; {result.decisions_before_search} of {result.decisions} decisions at 0-ply while the search compiled"
+        )
+    print(
+        f"{result.matches} x {result.length}-point matches, fibsbot ({depth}) vs {result.opponent}: "
+        f"won {result.won}, lost {result.lost}, stuck {result.stuck}, in {result.seconds} s",
+        file=out,
+    )
     if result.errors:
         print(f"server refusals / unreadable boards: {len(result.errors)}: {result.errors[:5]}", file=out)
     if result.rss_mb:
-        print(f"memory: {result.rss_mb[0]} MB after the first match, {result.rss_mb[-1]} MB after the last, "
-              f"peak {result.peak_rss_mb} MB", file=out)
+        print(
+            f"memory: {result.rss_mb[0]} MB after the first match, {result.rss_mb[-1]} MB after the last, "
+            f"peak {result.peak_rss_mb} MB",
+            file=out,
+        )
     folder = Path(result.match_files[0]).parent if result.match_files else "(none)"
     print(f"match files: {len(result.match_files)} in {folder}", file=out)
     print(f"training queue: {result.queue_path} ({result.queued} positions added)", file=out)
     print(f"event log: {result.log_path}", file=out)
     if result.warmup_pid is not None:
-        print(f"the {level_name(result.ply)} search is still compiling in the background (pid {result.warmup_pid}, "
-              f"python -m fibsbot.warmup, nice'd): it goes on after this command and ends by itself; later runs "
-              f"then search at {level_name(result.ply)} from their first move", file=out)
+        print(
+            f"the {level_name(result.ply)} search is still compiling in the background (pid {result.warmup_pid}, "
+            f"python -m fibsbot.warmup, nice'd): it goes on after this command and ends by itself; later runs "
+            f"then search at {level_name(result.ply)} from their first move",
+            file=out,
+        )

@@ -16,6 +16,7 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -52,8 +53,14 @@ def gnubg_rollout_rate(boards: np.ndarray, games: int, timeout: float = 1800) ->
         script = Path(tmp) / "rollout.py"
         script.write_text(_GNUBG_SCRIPT % {"games": games, "ids": repr(ids)})
         try:
-            proc = subprocess.run([str(GNUBG), "-t", "-q", "-p", str(script)], capture_output=True, text=True,
-                                  timeout=timeout, env={**os.environ, "HOME": tmp}, stdin=subprocess.DEVNULL)
+            proc = subprocess.run(
+                [str(GNUBG), "-t", "-q", "-p", str(script)],
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                env={**os.environ, "HOME": tmp},
+                stdin=subprocess.DEVNULL,
+            )
         except (OSError, subprocess.TimeoutExpired):
             return None
     found = re.search(r"^BENCH (.*)$", proc.stdout, re.MULTILINE)
@@ -61,10 +68,15 @@ def gnubg_rollout_rate(boards: np.ndarray, games: int, timeout: float = 1800) ->
         return None
     cpu = json.loads(found.group(1))["cpu_s"]
     total = games * len(boards)
-    return {"games_per_s": total / cpu, "games": total, "positions": len(boards), "cpu_s": cpu,
-            "note": "gnubg rollout, 1 thread, cubeless, 0-ply with its pruning nets (its default), no variance "
-                    "reduction, quasi-random dice, truncated at the one-sided bearoff database; CPU seconds of "
-                    "the rollouts alone"}
+    return {
+        "games_per_s": total / cpu,
+        "games": total,
+        "positions": len(boards),
+        "cpu_s": cpu,
+        "note": "gnubg rollout, 1 thread, cubeless, 0-ply with its pruning nets (its default), no variance "
+        "reduction, quasi-random dice, truncated at the one-sided bearoff database; CPU seconds of "
+        "the rollouts alone",
+    }
 
 
 def _games_per_cpu_s(boards, games: int, agent, prune: int) -> tuple[float, dict]:
@@ -75,8 +87,13 @@ def _games_per_cpu_s(boards, games: int, agent, prune: int) -> tuple[float, dict
     stderrs = [rollout_position(b, games, agent=agent, seed=3, prune=prune).equity_stderr for b in boards]
     cpu, wall = time.process_time() - start_cpu, time.perf_counter() - start
     total = games * len(boards)
-    return total / cpu, {"games": total, "positions": len(boards), "cpu_s": cpu, "wall_s": wall,
-                         "mean_equity_stderr": float(np.mean(stderrs))}
+    return total / cpu, {
+        "games": total,
+        "positions": len(boards),
+        "cpu_s": cpu,
+        "wall_s": wall,
+        "mean_equity_stderr": float(np.mean(stderrs)),
+    }
 
 
 def bench_rollout(positions: int = 8, games: int = 144, reference_games: int = 144) -> dict:
@@ -89,19 +106,28 @@ def bench_rollout(positions: int = 8, games: int = 144, reference_games: int = 1
     boards, _ = decision_positions(positions, seed=31)
     agent = load_agent(f"net:{BENCH_NET}", ply=0)
     rate, detail = _games_per_cpu_s(boards, games, agent, prune=0)
-    result = {"rollout_games_per_s": rate,
-              "rollout": {**detail, "settings": "0-ply, every legal move scored by the full net, cubeless, "
-                                                "truncated at the one-sided bearoff database",
-                          "sample": "pubeval self-play turns with a choice, before the roll"}}
+    result: dict[str, Any]  # nested figures, filled in below
+    result = {
+        "rollout_games_per_s": rate,
+        "rollout": {
+            **detail,
+            "settings": "0-ply, every legal move scored by the full net, cubeless, "
+            "truncated at the one-sided bearoff database",
+            "sample": "pubeval self-play turns with a choice, before the roll",
+        },
+    }
     if agent.evaluator.prune is not None:
         from engine.rollout.cubeless import ROLLOUT_PRUNE_KEEP
 
         pruned, detail = _games_per_cpu_s(boards, games, agent, prune=ROLLOUT_PRUNE_KEEP)
         result["rollout_pruned_games_per_s"] = pruned
-        result["rollout"]["pruned"] = {**detail, "keep": ROLLOUT_PRUNE_KEEP,
-                                       "settings": f"0-ply, the pruning net passing {ROLLOUT_PRUNE_KEEP} moves to the "
-                                                   "full net (fibsbot rollout --prune), as gnubg's rollout reference "
-                                                   "plays"}
+        result["rollout"]["pruned"] = {
+            **detail,
+            "keep": ROLLOUT_PRUNE_KEEP,
+            "settings": f"0-ply, the pruning net passing {ROLLOUT_PRUNE_KEEP} moves to the "
+            "full net (fibsbot rollout --prune), as gnubg's rollout reference "
+            "plays",
+        }
     reference = gnubg_rollout_rate(boards, reference_games)
     if reference is None:
         result["rollout"]["reference_gnubg_rollout"] = "skipped: GNU Backgammon not installed or not answering"

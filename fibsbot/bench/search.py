@@ -16,6 +16,7 @@ import tempfile
 import time
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -49,8 +50,11 @@ def decision_positions(count: int, seed: int = 2024) -> tuple[np.ndarray, np.nda
     """Consecutive turns of self-play games where the roll leaves a real choice."""
     positions, dice = real_game_positions(games=max(20, count // 20), seed=seed)
     buffers = MoveBuffers()
-    keep = [i for i in range(len(positions))
-            if generate_moves(positions[i], int(dice[i, 0]), int(dice[i, 1]), *buffers.args()) > 1]
+    keep = [
+        i
+        for i in range(len(positions))
+        if generate_moves(positions[i], int(dice[i, 0]), int(dice[i, 1]), *buffers.args()) > 1
+    ]
     keep = keep[:count]
     return positions[keep], dice[keep]
 
@@ -62,13 +66,31 @@ def bench_ply0(repeats: int = 5) -> dict:
 
     def run():
         agent.clear_cache()  # a fresh position every time, as at the root of a real game
-        _decide_all(agent.ctx, positions, dice, 0, agent.filters, weights, MoveBuffers().args(),
-                    agent._buf2.args(), agent._buf1.args(), agent._equities, agent._probs, agent._plies)
+        _decide_all(
+            agent.ctx,
+            positions,
+            dice,
+            0,
+            agent.filters,
+            weights,
+            MoveBuffers().args(),
+            agent._buf2.args(),
+            agent._buf1.args(),
+            agent._equities,
+            agent._probs,
+            agent._plies,
+        )
 
     rate = _rate(len(positions), _timed(run, repeats))
-    result = {"ply0_decisions_per_s": rate["median"],
-              "ply0": {**rate, "decisions": len(positions), "net": what,
-                       "sample": "pubeval self-play turns with more than one legal move"}}
+    result = {
+        "ply0_decisions_per_s": rate["median"],
+        "ply0": {
+            **rate,
+            "decisions": len(positions),
+            "net": what,
+            "sample": "pubeval self-play turns with more than one legal move",
+        },
+    }
     reference = gnubg_nn_decision_rate(positions, dice)
     if reference is None:
         result["ply0"]["reference_gnubg_nn"] = "skipped: gnubg-nn not installed"
@@ -93,8 +115,13 @@ def gnubg_nn_decision_rate(positions: np.ndarray, dice: np.ndarray, repeats: int
             gnubg_nn.best_move(board, d1, d2)
 
     rate = _rate(len(sample), _timed(run, repeats))
-    return {"decisions_per_s": rate["median"], "min": rate["min"], "max": rate["max"], "decisions": len(sample),
-            "note": "gnubg-nn best_move(board, d1, d2) at 0-ply, one Python call per decision"}
+    return {
+        "decisions_per_s": rate["median"],
+        "min": rate["min"],
+        "max": rate["max"],
+        "decisions": len(sample),
+        "note": "gnubg-nn best_move(board, d1, d2) at 0-ply, one Python call per decision",
+    }
 
 
 def _filters_text(filters) -> str:
@@ -116,11 +143,20 @@ def bench_ply2(decisions: int = 200, reference_decisions: int = 60) -> dict:
     times_sorted = sorted(times)
     p99 = times_sorted[min(len(times) - 1, int(round(0.99 * (len(times) - 1))))]
     median = statistics.median(times)
-    result = {"ply2_decision_median_s": median, "ply2_decision_p99_s": p99,
-              "ply2": {"decisions": len(times), "mean_s": statistics.fmean(times), "max_s": times_sorted[-1],
-                       "net": what, "filters": _filters_text(agent.filters),
-                       "sample": "consecutive pubeval self-play turns with a choice, cache kept across turns",
-                       "cache": cache}}
+    result: dict[str, Any]  # nested figures, filled in below
+    result = {
+        "ply2_decision_median_s": median,
+        "ply2_decision_p99_s": p99,
+        "ply2": {
+            "decisions": len(times),
+            "mean_s": statistics.fmean(times),
+            "max_s": times_sorted[-1],
+            "net": what,
+            "filters": _filters_text(agent.filters),
+            "sample": "consecutive pubeval self-play turns with a choice, cache kept across turns",
+            "cache": cache,
+        },
+    }
     reference = gnubg_external_rate(positions[:reference_decisions], dice[:reference_decisions], plies=2)
     if reference is None:
         result["ply2"]["reference_gnubg"] = "skipped: GNU Backgammon not installed (apt-get install gnubg)"
@@ -143,8 +179,9 @@ def board_line(board: np.ndarray, d1: int, d2: int) -> str:
     from engine.rules.position import Position
     from fibsbot.protocol.board import format_board_line
 
-    return format_board_line(Position(board), we_are_on_roll=True, opponent="gnubg", match_length=0,
-                             player_dice=(d1, d2))
+    return format_board_line(
+        Position(board), we_are_on_roll=True, opponent="gnubg", match_length=0, player_dice=(d1, d2)
+    )
 
 
 def _free_port() -> int:
@@ -163,17 +200,25 @@ def gnubg_move_server(plies: int):
     port = _free_port()
     with tempfile.TemporaryDirectory() as tmp:
         script = Path(tmp) / "serve.txt"
-        script.write_text(f"set evaluation chequerplay evaluation plies {plies}\n"
-                          f"set evaluation cubedecision evaluation plies {plies}\n"
-                          f"external localhost:{port}\n")
-        proc = subprocess.Popen([str(GNUBG), "-t", "-q", "-r", "-c", str(script)], stdin=subprocess.DEVNULL,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, "HOME": tmp})
+        script.write_text(
+            f"set evaluation chequerplay evaluation plies {plies}\n"
+            f"set evaluation cubedecision evaluation plies {plies}\n"
+            f"external localhost:{port}\n"
+        )
+        proc = subprocess.Popen(
+            [str(GNUBG), "-t", "-q", "-r", "-c", str(script)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env={**os.environ, "HOME": tmp},
+        )
         try:
             sock = _connect(port)
             if sock is None:
                 yield None
                 return
             with sock, sock.makefile("rb") as reader:
+
                 def ask(line: str) -> str:
                     sock.sendall((line + "\n").encode())
                     return reader.readline().decode().strip()
@@ -195,8 +240,11 @@ def gnubg_external_rate(positions: np.ndarray, dice: np.ndarray, plies: int) -> 
         for line in lines:
             ask(line)
         elapsed = time.perf_counter() - start
-    return {"decisions_per_s": len(lines) / elapsed, "decisions": len(lines),
-            "note": f"gnubg 'external' move server at {plies}-ply, same positions, one request at a time"}
+    return {
+        "decisions_per_s": len(lines) / elapsed,
+        "decisions": len(lines),
+        "note": f"gnubg 'external' move server at {plies}-ply, same positions, one request at a time",
+    }
 
 
 def _connect(port: int, timeout: float = 20.0) -> socket.socket | None:

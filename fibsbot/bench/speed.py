@@ -9,17 +9,30 @@ from __future__ import annotations
 
 import statistics
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 from numba import njit
 
-from engine.rules.dice import game_seed, opening_roll, roll
-from engine.rollout.game import kernel_duel
-from engine.rules.boards import initial_board
-from engine.rules.moves import MoveBuffers, generate_moves
-from engine.players.registry import PubevalPlayer
 from engine.eval.pubeval import pubeval_choose, pubeval_weights
+from engine.players.registry import PubevalPlayer
+from engine.rollout.game import PLAYERS_CHOOSE, kernel_duel, kernel_game
+from engine.rules.dice import game_seed
+from engine.rules.moves import MoveBuffers, generate_moves
+
+SAMPLE_MAX_TURNS = 1000  # pubeval's games end long before
+
+
+@njit(cache=True)
+def _record_position(state, board, d0, d1, turn, seat, n, candidates):
+    """Keep every position and roll while there is room; pubeval then plays (``kernel_turns``' hook)."""
+    out_boards, out_dice, count = state
+    if count[0] < out_boards.shape[0]:
+        out_boards[count[0]] = board
+        out_dice[count[0], 0] = d0
+        out_dice[count[0], 1] = d1
+        count[0] += 1
+    return PLAYERS_CHOOSE
 
 
 @njit(cache=True)
@@ -27,27 +40,21 @@ def _collect_positions(weights, seed, games, boards, steps, table, stamp, stack)
     """Positions and rolls met in pubeval self-play: the 'positions from real games'."""
     out_boards = np.zeros((games * 120, 2, 25), dtype=np.int8)
     out_dice = np.zeros((games * 120, 2), dtype=np.int64)
-    count = 0
+    count = np.zeros(1, np.int64)
+    root = (boards, steps, table, stamp, stack)
     for g in range(games):
-        s = game_seed(seed, g)
-        board = initial_board()
-        d0, d1 = opening_roll(s)
-        for turn in range(1000):
-            if turn > 0:
-                d0, d1 = roll(s, turn)
-            if count < out_boards.shape[0]:
-                out_boards[count] = board
-                out_dice[count, 0] = d0
-                out_dice[count, 1] = d1
-                count += 1
-            n = generate_moves(board, d0, d1, boards, steps, table, stamp, stack)
-            best = pubeval_choose(weights, board, n, boards) if n > 1 else 0
-            if boards[best, 0].sum() == 0:
-                break
-            for i in range(25):
-                board[0, i] = boards[best, 1, i]
-                board[1, i] = boards[best, 0, i]
-    return out_boards[:count], out_dice[:count]
+        kernel_game(
+            pubeval_choose,
+            weights,
+            pubeval_choose,
+            weights,
+            _record_position,
+            (out_boards, out_dice, count),
+            game_seed(seed, g),
+            SAMPLE_MAX_TURNS,
+            root,
+        )
+    return out_boards[: count[0]], out_dice[: count[0]]
 
 
 @njit(cache=True)
@@ -75,8 +82,7 @@ def _timed(fn: Callable[[], object], repeats: int) -> list[float]:
 
 def _rate(count: int, times: list[float]) -> dict:
     rates = sorted(count / t for t in times)
-    return {"median": statistics.median(rates), "min": rates[0], "max": rates[-1],
-            "repeats": len(rates)}
+    return {"median": statistics.median(rates), "min": rates[0], "max": rates[-1], "repeats": len(rates)}
 
 
 def bench_movegen(repeats: int = 5) -> dict:
@@ -86,8 +92,12 @@ def bench_movegen(repeats: int = 5) -> dict:
     rate = _rate(len(positions), _timed(lambda: _generate_all(positions, dice, *buffers.args()), repeats))
     return {
         "movegen_positions_per_s": rate["median"],
-        "movegen": {**rate, "positions": len(positions), "mean_results": results / len(positions),
-                    "sample": "positions and rolls of 500 pubeval self-play games"},
+        "movegen": {
+            **rate,
+            "positions": len(positions),
+            "mean_results": results / len(positions),
+            "sample": "positions and rolls of 500 pubeval self-play games",
+        },
     }
 
 
@@ -118,8 +128,9 @@ def shipped_net_evaluator():
         what = "shipped default net" if BENCH_NET == "default" else f"net {BENCH_NET}"
         return Evaluator.load(path), what
     except ValueError:
-        return Evaluator(Net.create("gnubg5", "contact2", 400), Net.create("gnubg5", "race", 64)), \
-            "untrained net of the shipped size (gnubg5, contact2 encoding, 400 hidden)"
+        return Evaluator(
+            Net.create("gnubg5", "contact2", 400), Net.create("gnubg5", "race", 64)
+        ), "untrained net of the shipped size (gnubg5, contact2 encoding, 400 hidden)"
 
 
 def _gnubg_nn_rate(positions: np.ndarray, limit: int = 20000) -> dict | None:
@@ -135,8 +146,11 @@ def _gnubg_nn_rate(positions: np.ndarray, limit: int = 20000) -> dict | None:
     for board in sample:
         gnubg_nn.probabilities(board, 0)
     elapsed = time.perf_counter() - start
-    return {"positions_per_s": len(sample) / elapsed, "positions": len(sample),
-            "note": "gnubg-nn probabilities(board, 0), one Python call per position"}
+    return {
+        "positions_per_s": len(sample) / elapsed,
+        "positions": len(sample),
+        "note": "gnubg-nn probabilities(board, 0), one Python call per position",
+    }
 
 
 def bench_eval(repeats: int = 5) -> dict:
@@ -147,10 +161,17 @@ def bench_eval(repeats: int = 5) -> dict:
     positions, _ = real_game_positions()
     out = np.zeros((len(positions), 5), dtype=np.float32)
     args = net.arrays()
-    rate = _rate(len(positions), _timed(lambda: evaluate_boards(*args, positions, len(positions), out), repeats))
-    result = {"eval_positions_per_s": rate["median"],
-              "eval": {**rate, "positions": len(positions), "net": what,
-                       "size": f"{net.W1.shape[0]}-{net.hidden}-{net.W2.shape[1]}"}}
+    # a numba dispatcher takes any arguments; its stub says otherwise
+    rate = _rate(len(positions), _timed(lambda: evaluate_boards(*args, positions, len(positions), out), repeats))  # type: ignore[call-arg]
+    result = {
+        "eval_positions_per_s": rate["median"],
+        "eval": {
+            **rate,
+            "positions": len(positions),
+            "net": what,
+            "size": f"{net.W1.shape[0]}-{net.hidden}-{net.W2.shape[1]}",
+        },
+    }
     reference = _gnubg_nn_rate(positions)
     if reference:
         result["eval"]["reference_gnubg_nn"] = reference

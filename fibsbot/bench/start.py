@@ -77,8 +77,14 @@ def _run_arena(env: dict, data_dir: Path, mode: str, timeout: float) -> dict:
     with the seconds since the process was started."""
     out: dict = {}
     start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-c", _CHILD, str(data_dir), mode], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _CHILD, str(data_dir), mode],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    assert proc.stdout is not None  # stdout=PIPE
     for line in proc.stdout:
         if line.startswith("BENCH "):
             figures = json.loads(line[6:])
@@ -117,15 +123,23 @@ def first_move_seconds(cold_bearoff: bool = False, timeout: float = 600) -> dict
         child = _wait_for_marker(numba_dir, timeout)
         later = _run_arena(env, Path(tmp) / "data2", "first", timeout) if child["ok"] else {}
     first = cold.get("first", {})
-    return {"seconds": first.get("seconds"), "cpu_s": first.get("cpu_s"), "peak_rss_mb": first.get("peak_rss_mb"),
-            "ply": first.get("ply"), "depth": first.get("depth"), "cold_bearoff": cold_bearoff,
-            "arena_full_depth": cold.get("full"), "arena_end": cold.get("end"),
-            "arena_peak_rss_mb": max((cold.get(k, {}).get("peak_rss_mb") or 0) for k in ("first", "full", "end")),
-            "warmup_child": {k: child.get(k) for k in ("ok", "seconds", "cpu_s", "peak_rss_mb", "stderr_tail")
-                             if k in child},
-            "later_start": later.get("first"),
-            "note": "fresh process, empty numba cache, to the bot's first move of fibsbot arena --matches 1; "
-                    "the warm-up child compiles the search beside it; later_start: a second start with its marker"}
+    return {
+        "seconds": first.get("seconds"),
+        "cpu_s": first.get("cpu_s"),
+        "peak_rss_mb": first.get("peak_rss_mb"),
+        "ply": first.get("ply"),
+        "depth": first.get("depth"),
+        "cold_bearoff": cold_bearoff,
+        "arena_full_depth": cold.get("full"),
+        "arena_end": cold.get("end"),
+        "arena_peak_rss_mb": max((cold.get(k, {}).get("peak_rss_mb") or 0) for k in ("first", "full", "end")),
+        "warmup_child": {
+            k: child.get(k) for k in ("ok", "seconds", "cpu_s", "peak_rss_mb", "stderr_tail") if k in child
+        },
+        "later_start": later.get("first"),
+        "note": "fresh process, empty numba cache, to the bot's first move of fibsbot arena --matches 1; "
+        "the warm-up child compiles the search beside it; later_start: a second start with its marker",
+    }
 
 
 def bench_first_move() -> dict:

@@ -19,20 +19,34 @@ from fibsbot.bench.search import decision_positions
 from fibsbot.bench.speed import register_benchmark
 
 # (our score, theirs, cube, owner) in a 7-point match: level, trailing, leading, cube turned
-SCORES = ((0, 0, 1, CENTRED), (2, 4, 1, CENTRED), (4, 2, 2, 0), (3, 3, 2, 1), (5, 5, 1, CENTRED),
-          (1, 5, 2, 0), (5, 1, 1, CENTRED))
+SCORES = (
+    (0, 0, 1, CENTRED),
+    (2, 4, 1, CENTRED),
+    (4, 2, 2, 0),
+    (3, 3, 2, 1),
+    (5, 5, 1, CENTRED),
+    (1, 5, 2, 0),
+    (5, 1, 1, CENTRED),
+)
 
 
 def _states(count: int) -> list[MatchState]:
-    return [MatchState(match_length=7, score=(s[0], s[1]), cube=s[2], cube_owner=s[3])
-            for s in (SCORES[i % len(SCORES)] for i in range(count))]
+    return [
+        MatchState(match_length=7, score=(s[0], s[1]), cube=s[2], cube_owner=s[3])
+        for s in (SCORES[i % len(SCORES)] for i in range(count))
+    ]
 
 
 def _percentiles(times: list[float]) -> dict:
     ordered = sorted(times)
     p99 = ordered[min(len(ordered) - 1, int(round(0.99 * (len(ordered) - 1))))]
-    return {"median_s": statistics.median(ordered), "p99_s": p99, "max_s": ordered[-1],
-            "mean_s": statistics.fmean(ordered), "decisions": len(ordered)}
+    return {
+        "median_s": statistics.median(ordered),
+        "p99_s": p99,
+        "max_s": ordered[-1],
+        "mean_s": statistics.fmean(ordered),
+        "decisions": len(ordered),
+    }
 
 
 def bench_table(decisions: int = 120) -> dict:
@@ -56,11 +70,20 @@ def bench_table(decisions: int = 120) -> dict:
         agent.choose_move(board, int(d1), int(d2), state)
         moves.append(time.perf_counter() - start)
     move, cube = _percentiles(moves), _percentiles(cubes)
-    return {"table_move_median_s": move["median_s"], "table_move_p99_s": move["p99_s"],
-            "table_cube_median_s": cube["median_s"], "table_cube_p99_s": cube["p99_s"],
-            "table": {"moves": move, "cubes": cube, "think_s": TABLE_THINK, "net": what,
-                      "sample": "consecutive pubeval self-play turns with a choice, as a 7-point match at "
-                                f"{len(SCORES)} scores and cube states in turn, one cache kept across turns"}}
+    return {
+        "table_move_median_s": move["median_s"],
+        "table_move_p99_s": move["p99_s"],
+        "table_cube_median_s": cube["median_s"],
+        "table_cube_p99_s": cube["p99_s"],
+        "table": {
+            "moves": move,
+            "cubes": cube,
+            "think_s": TABLE_THINK,
+            "net": what,
+            "sample": "consecutive pubeval self-play turns with a choice, as a 7-point match at "
+            f"{len(SCORES)} scores and cube states in turn, one cache kept across turns",
+        },
+    }
 
 
 register_benchmark("table", bench_table)

@@ -15,9 +15,14 @@ def _setup(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ply", type=int, default=2, choices=[0, 1, 2], help="search depth (default 2)")
     p.add_argument("--net", default="default", help="the net that judges (default: the shipped one)")
     p.add_argument("--all", action="store_true", help="list every decision, not only the marked ones")
-    p.add_argument("--queue", nargs="?", const="", metavar="QUEUE",
-                   help="add the marked decisions to the training queue (default: the data dir's queue.sqlite "
-                        "when the file lies in DIR/matches, else the user's data dir)")
+    p.add_argument(
+        "--queue",
+        nargs="?",
+        const="",
+        metavar="QUEUE",
+        help="add the marked decisions to the training queue (default: the data dir's queue.sqlite "
+        "when the file lies in DIR/matches, else the user's data dir)",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object per match")
 
 
@@ -57,6 +62,7 @@ def _analyse(args: argparse.Namespace) -> int:
             analysis = analyser.analyse(match)
         except ValueError as exc:  # an illegal move or impossible cube action, named by its line
             raise UserError(str(exc)) from exc
+        assert match.path is not None  # read_mat keeps the file's path
         data_dir = data_dir_of(match.path)
         if data_dir is not None:
             save_analysis(data_dir, analysis)

@@ -9,9 +9,9 @@ from __future__ import annotations
 import argparse
 import sys
 
+import fibsbot.cli.bench  # noqa: F401  registers `bench`
 import fibsbot.cli.duel  # noqa: F401  registers `duel`
 import fibsbot.cli.moves  # noqa: F401  registers `moves`
-import fibsbot.cli.bench  # noqa: F401  registers `bench`
 from fibsbot.cli.registry import COMMANDS, UserError, describe_os_error
 
 
@@ -30,6 +30,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     import fibsbot.cli.server  # noqa: F401  registers `server`
     import fibsbot.cli.status  # noqa: F401  registers `status`
     import fibsbot.cli.train  # noqa: F401  registers `train`
+
     parser = argparse.ArgumentParser(
         prog="fibsbot",
         description="A backgammon bot for FIBS-style servers, and the engine and training behind it.",

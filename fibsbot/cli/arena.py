@@ -13,24 +13,38 @@ from fibsbot.cli.registry import UserError, command
 def _setup(p: argparse.ArgumentParser) -> None:
     p.add_argument("--length", type=int, default=3, help="match length in points (default 3)")
     p.add_argument("--matches", type=int, default=1, help="matches to play (default 1)")
-    p.add_argument("--opponent", default="pubeval",
-                   help="sparring bot: pubeval (its moves, our 0-ply cube) or net:NAME@PLY")
-    p.add_argument("--ply", default="2", choices=["0", "1", "2", "table"],
-                   help="our level: 0, 1 or 2 plies, or table (cubeful 2-ply, a deeper look at close moves; "
-                        "default 2)")
-    p.add_argument("--wait-for-search", action="store_true",
-                   help="on the first run after an install, wait for the search to compile (a few minutes) "
-                        "before the first match, instead of playing at 0-ply until it is ready")
+    p.add_argument(
+        "--opponent", default="pubeval", help="sparring bot: pubeval (its moves, our 0-ply cube) or net:NAME@PLY"
+    )
+    p.add_argument(
+        "--ply",
+        default="2",
+        choices=["0", "1", "2", "table"],
+        help="our level: 0, 1 or 2 plies, or table (cubeful 2-ply, a deeper look at close moves; default 2)",
+    )
+    p.add_argument(
+        "--wait-for-search",
+        action="store_true",
+        help="on the first run after an install, wait for the search to compile (a few minutes) "
+        "before the first match, instead of playing at 0-ply until it is ready",
+    )
     p.add_argument("--net", default="default", help="our net (default: the shipped one)")
     p.add_argument("--data-dir", help="where matches/, log/ and queue.sqlite go (default: the user's data dir)")
     p.add_argument("--seed", type=int, default=None, help="server dice seed (default: random)")
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
-    p.add_argument("--chaos", action="store_true",
-                   help="fault test: run the daemon as its own process and, at random moments, drop its "
-                        "connection, SIGKILL and restart it, and make the opponent log out as it wins; "
-                        "then check every match file against the server's record (needs gnubg)")
-    p.add_argument("--fault-rate", type=float, default=0.5,
-                   help="with --chaos: the chance of a fault at each random moment (default 0.5)")
+    p.add_argument(
+        "--chaos",
+        action="store_true",
+        help="fault test: run the daemon as its own process and, at random moments, drop its "
+        "connection, SIGKILL and restart it, and make the opponent log out as it wins; "
+        "then check every match file against the server's record (needs gnubg)",
+    )
+    p.add_argument(
+        "--fault-rate",
+        type=float,
+        default=0.5,
+        help="with --chaos: the chance of a fault at each random moment (default 0.5)",
+    )
 
 
 @command("arena", "play matches against a sparring bot on a local FIBS-style server, with full records")(_setup)
@@ -48,9 +62,19 @@ def _arena(args: argparse.Namespace) -> int:
         return _chaos(args, progress)
     try:
         level = args.ply if args.ply == "table" else int(args.ply)
-        result = asyncio.run(run_arena(args.length, args.matches, args.opponent, level, args.net,
-                                       args.data_dir, args.seed, None if args.json else progress,
-                                       wait_for_search=args.wait_for_search))
+        result = asyncio.run(
+            run_arena(
+                args.length,
+                args.matches,
+                args.opponent,
+                level,
+                args.net,
+                args.data_dir,
+                args.seed,
+                None if args.json else progress,
+                wait_for_search=args.wait_for_search,
+            )
+        )
     except PlayerSpecError as exc:
         raise UserError(str(exc)) from exc
     if args.json:
@@ -68,8 +92,17 @@ def _chaos(args: argparse.Namespace, progress) -> int:
     if args.ply == "table":
         raise UserError("--chaos plays at 0, 1 or 2 plies (the fault test measures records, not strength)")
     args.ply = int(args.ply)
-    result = asyncio.run(run_chaos(args.matches, args.length, args.data_dir, args.seed, args.ply, args.fault_rate,
-                                   None if args.json else progress))  # fmt: skip
+    result = asyncio.run(
+        run_chaos(
+            args.matches,
+            args.length,
+            args.data_dir,
+            args.seed,
+            args.ply,
+            args.fault_rate,
+            None if args.json else progress,
+        )
+    )
     if args.json:
         print(json.dumps(result.as_dict()))
     else:

@@ -7,15 +7,18 @@ import json
 
 from fibsbot.cli.registry import UserError, command
 
-
 # written out rather than read from fibsbot.bench, whose import loads numba for every
 # command; a test holds this list to the benchmarks registered there
 BENCHMARK_NAMES = ("movegen", "pubeval", "eval", "td", "ply0", "ply2", "table", "rollout", "first_move")
 
 
 def _add_bench_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--only", nargs="*", metavar="NAME",
-                   help=f"run only these benchmarks: {', '.join(BENCHMARK_NAMES)} (default: all)")
+    p.add_argument(
+        "--only",
+        nargs="*",
+        metavar="NAME",
+        help=f"run only these benchmarks: {', '.join(BENCHMARK_NAMES)} (default: all)",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--net", default="default", help="the net the search benchmarks time (default: default)")
 
@@ -24,9 +27,9 @@ def _add_bench_args(p: argparse.ArgumentParser) -> None:
 def _bench(args: argparse.Namespace) -> int:
     import fibsbot.bench.rollout  # noqa: F401  registers the rollout benchmark
     import fibsbot.bench.search  # noqa: F401  registers the search benchmarks
+    import fibsbot.bench.speed as speed
     import fibsbot.bench.start  # noqa: F401  registers the first-start benchmark
     import fibsbot.bench.table  # noqa: F401  registers the table level's benchmark
-    import fibsbot.bench.speed as speed
     from fibsbot.bench.speed import BENCHMARKS, run_benchmarks
 
     speed.BENCH_NET = args.net
@@ -42,7 +45,9 @@ def _bench(args: argparse.Namespace) -> int:
         if isinstance(value, float):
             print(f"{key:32s} {value:>14,.1f}" if value >= 100 else f"{key:32s} {value:>14.4g}")
         elif isinstance(value, dict):
-            details = ", ".join((f"{k}={v:,.0f}" if abs(v) >= 100 else f"{k}={v:.4g}") if isinstance(v, float)
-                                else f"{k}={v}" for k, v in value.items())
+            details = ", ".join(
+                (f"{k}={v:,.0f}" if abs(v) >= 100 else f"{k}={v:.4g}") if isinstance(v, float) else f"{k}={v}"
+                for k, v in value.items()
+            )
             print(f"  {key}: {details}")
     return 0

@@ -12,8 +12,11 @@ from fibsbot.cli.registry import UserError, command
 def _setup(p: argparse.ArgumentParser) -> None:
     from nets.train.benchmark.scoring import SHIPPED_SET
 
-    p.add_argument("player", metavar="PLAYER",
-                   help="net:NAME[@PLY] (e.g. net:default@0), pubeval, gnubg0 or bgsage@PLY (Open Sage, offline only)")
+    p.add_argument(
+        "player",
+        metavar="PLAYER",
+        help="net:NAME[@PLY] (e.g. net:default@0), pubeval, gnubg0 or bgsage@PLY (Open Sage, offline only)",
+    )
     p.add_argument("--set", default=str(SHIPPED_SET), help=f"benchmark file (default: the shipped {SHIPPED_SET.name})")
     p.add_argument("--limit", type=int, default=None, help="score only the first N checker and N cube records")
     p.add_argument("--workers", type=int, default=1, help="processes to share the decisions (default 1)")
@@ -38,22 +41,28 @@ def _benchmark(args: argparse.Namespace) -> int:
 
 
 def format_result(result: dict) -> str:
-    lines = [f"player {result['player']} on {result['set']} (labels: {result['labels']})",
-             "class      decisions   error x1000   stderr   wrong  shallow"]
+    lines = [
+        f"player {result['player']} on {result['set']} (labels: {result['labels']})",
+        "class      decisions   error x1000   stderr   wrong  shallow",
+    ]
     for name, row in result["moves"].items():
         if row["n"]:
-            lines.append(f"{name:10s} {row['n']:9d} {row['error']:13.2f} {row['stderr']:8.2f} {row['wrong']:7.1%} "
-                         f"{row.get('shallow') or 0:8.1%}")
+            lines.append(
+                f"{name:10s} {row['n']:9d} {row['error']:13.2f} {row['stderr']:8.2f} {row['wrong']:7.1%} "
+                f"{row.get('shallow') or 0:8.1%}"
+            )
         else:
             lines.append(f"{name:10s} {0:9d}             -        -       -        -")
     cube = result["cube"]
     if cube is None:
         lines.append("cube: not scored (the player makes no cube decisions, or the set has none)")
     else:
-        lines.append(f"cube: {cube['positions']} positions, {cube['decisions']} decisions over {cube['states']} scores: "
-                     f"error x1000 {cube['error']:.2f} +/- {cube['stderr']:.2f} (double {cube['double_error']:.2f}, "
-                     f"take {cube['take_error']:.2f}; wrong doubles {cube['wrong_doubles']:.1%}, "
-                     f"wrong takes {cube['wrong_takes']:.1%})")
+        lines.append(
+            f"cube: {cube['positions']} positions, {cube['decisions']} decisions over {cube['states']} scores: "
+            f"error x1000 {cube['error']:.2f} +/- {cube['stderr']:.2f} (double {cube['double_error']:.2f}, "
+            f"take {cube['take_error']:.2f}; wrong doubles {cube['wrong_doubles']:.1%}, "
+            f"wrong takes {cube['wrong_takes']:.1%})"
+        )
     return "\n".join(lines)
 
 
@@ -66,12 +75,23 @@ def _setup_build(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cube", type=int, default=400, help="cube positions, each at several scores (default 400)")
     p.add_argument("--seed", type=int, default=1, help="self-play and sampling seed (default 1)")
     p.add_argument("--workers", type=int, default=1, help="labelling processes (default 1)")
-    p.add_argument("--labeller", "--net", dest="labeller", default=DEFAULT_LABELLER,
-                   help=f"who labels: bgsage@PLY, net:NAME@PLY or rollout:GAMES[:NAME] (default {DEFAULT_LABELLER})")
-    p.add_argument("--search", default=DEFAULT_SEARCH,
-                   help=f"our search whose best moves are re-scored; its net plays the self-play (default {DEFAULT_SEARCH})")
-    p.add_argument("--no-resume", action="store_true",
-                   help="ignore and do not keep the labels journal beside --out (kept by default, so a rerun resumes)")
+    p.add_argument(
+        "--labeller",
+        "--net",
+        dest="labeller",
+        default=DEFAULT_LABELLER,
+        help=f"who labels: bgsage@PLY, net:NAME@PLY or rollout:GAMES[:NAME] (default {DEFAULT_LABELLER})",
+    )
+    p.add_argument(
+        "--search",
+        default=DEFAULT_SEARCH,
+        help=f"our search whose best moves are re-scored; its net plays the self-play (default {DEFAULT_SEARCH})",
+    )
+    p.add_argument(
+        "--no-resume",
+        action="store_true",
+        help="ignore and do not keep the labels journal beside --out (kept by default, so a rerun resumes)",
+    )
     p.add_argument("--sources", nargs="+", default=list(SOURCES), choices=SOURCES, help="where positions come from")
     p.add_argument("--arena-logs", default=ARENA_LOGS, help=f"arena log files (glob, default {ARENA_LOGS})")
 
@@ -86,11 +106,22 @@ def _benchmark_build(args: argparse.Namespace) -> int:
     if not args.search.startswith("net:"):
         raise UserError(f"--search must be net:NAME@PLY, got {args.search!r}")
     try:
-        benchmark = main_build(args.out, resume=not args.no_resume, labeller=args.labeller, n_moves=args.moves,
-                               n_cube=args.cube, seed=args.seed, sources=args.sources, workers=args.workers,
-                               arena_logs=args.arena_logs, search=args.search)
+        benchmark = main_build(
+            args.out,
+            resume=not args.no_resume,
+            labeller=args.labeller,
+            n_moves=args.moves,
+            n_cube=args.cube,
+            seed=args.seed,
+            sources=args.sources,
+            workers=args.workers,
+            arena_logs=args.arena_logs,
+            search=args.search,
+        )
     except BenchmarkError as exc:
         raise UserError(str(exc)) from exc
-    print(f"wrote {args.out}: {len(benchmark.moves)} checker decisions, "
-          f"{benchmark.meta['cube_positions']} cube positions ({len(benchmark.cubes)} records)")
+    print(
+        f"wrote {args.out}: {len(benchmark.moves)} checker decisions, "
+        f"{benchmark.meta['cube_positions']} cube positions ({len(benchmark.cubes)} records)"
+    )
     return 0

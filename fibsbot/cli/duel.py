@@ -11,12 +11,19 @@ from fibsbot.cli.registry import UserError, command
 
 
 def _add_duel_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--a", default="pubeval",
-                   help="player A: random, pubeval, gnubg0, gnubg1, gnubg2 (gnubg's checker play at 0, 1 or 2 "
-                        "plies, needs gnubg-nn), net:NAME[@LEVEL] (LEVEL 0, 1, 2 or table) (default pubeval)")
+    p.add_argument(
+        "--a",
+        default="pubeval",
+        help="player A: random, pubeval, gnubg0, gnubg1, gnubg2 (gnubg's checker play at 0, 1 or 2 "
+        "plies, needs gnubg-nn), net:NAME[@LEVEL] (LEVEL 0, 1, 2 or table) (default pubeval)",
+    )
     p.add_argument("--b", default="random", help="player B, same forms (default random)")
-    p.add_argument("--games", type=int, default=2000,
-                   help="games to play, in duplicate pairs: an odd number is rounded up (default 2000)")
+    p.add_argument(
+        "--games",
+        type=int,
+        default=2000,
+        help="games to play, in duplicate pairs: an odd number is rounded up (default 2000)",
+    )
     p.add_argument("--seed", type=int, default=1, help="dice seed; the same seed replays the same dice")
     p.add_argument("--workers", type=int, default=1, help="processes to spread the games over")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
@@ -25,14 +32,16 @@ def _add_duel_args(p: argparse.ArgumentParser) -> None:
 @command("duel", "play cubeless money games between two players with duplicate dice")(_add_duel_args)
 def _duel(args: argparse.Namespace) -> int:
     import nets.player  # noqa: F401  registers net:NAME[@PLY] with the engine's players
-    from engine.rollout.duel import run_duel
     from engine.players.registry import PlayerSpecError
+    from engine.rollout.duel import run_duel
 
     if args.games < 2 or args.workers < 1:
         raise UserError("--games must be at least 2 and --workers at least 1")
     if args.games % 2:
-        print(f"fibsbot duel: {args.games} games rounded up to {args.games + 1}: duplicate dice play the games "
-              f"in pairs", file=sys.stderr)
+        print(
+            f"fibsbot duel: {args.games} games rounded up to {args.games + 1}: duplicate dice play the games in pairs",
+            file=sys.stderr,
+        )
     start = time.perf_counter()
     try:
         result = run_duel(args.a, args.b, args.games, args.seed, args.workers)
@@ -46,6 +55,8 @@ def _duel(args: argparse.Namespace) -> int:
         print(json.dumps({**result.as_dict(), "setup_s": round(setup_s, 3)}))
     else:
         print(result.summary() + f" ({playing_s:.1f} s of play)")
-        print(f"  {setup_s:.1f} s before the first game: loading the players and compiling the duel loop "
-              f"(compiled again on every run; not in games/s)")
+        print(
+            f"  {setup_s:.1f} s before the first game: loading the players and compiling the duel loop "
+            f"(compiled again on every run; not in games/s)"
+        )
     return 0

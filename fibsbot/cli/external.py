@@ -20,14 +20,21 @@ from fibsbot.cli.registry import UserError, command
 
 
 def _setup(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--listen", required=True, metavar="HOST:PORT",
-                   help="where gnubg connects, e.g. 127.0.0.1:8765 (port 0: any free port, printed)")
+    p.add_argument(
+        "--listen",
+        required=True,
+        metavar="HOST:PORT",
+        help="where gnubg connects, e.g. 127.0.0.1:8765 (port 0: any free port, printed)",
+    )
     p.add_argument("--player", default="net:default@0", help="the engine player: net:NAME@PLY (default net:default@0)")
-    p.add_argument("--name", default=None,
-                   help="our player's name in gnubg (default: your login name, gnubg's default for player 1); "
-                        "only checked: a name on the other side is logged, the score comes from gnubg's field order")
+    p.add_argument(
+        "--name",
+        default=None,
+        help="our player's name in gnubg (default: your login name, gnubg's default for player 1); "
+        "only checked: a name on the other side is logged, the score comes from gnubg's field order",
+    )
     p.add_argument("--once", action="store_true", help="stop when the first gnubg connection closes")
-    p.add_argument("--log", type=Path, metavar="FILE", help="JSON-lines log of every request and answer")  # fmt: skip
+    p.add_argument("--log", type=Path, metavar="FILE", help="JSON-lines log of every request and answer")
 
 
 def _logger(path: Path | None):

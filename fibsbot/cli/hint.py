@@ -16,13 +16,17 @@ def _setup(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dice", nargs=2, type=int, metavar=("D1", "D2"), help="the roll; without it, the cube decision")
     p.add_argument("--ply", type=int, default=2, choices=[0, 1, 2], help="search depth (default 2)")
     p.add_argument("--net", default="default", help="net name or path (default: the shipped net)")
-    p.add_argument("--player", metavar="SPEC",
-                   help="the player to ask, net:NAME@LEVEL with LEVEL 0, 1, 2 or table (instead of --net and "
-                        "--ply); the batch honours it for moves and cube decisions")
+    p.add_argument(
+        "--player",
+        metavar="SPEC",
+        help="the player to ask, net:NAME@LEVEL with LEVEL 0, 1, 2 or table (instead of --net and "
+        "--ply); the batch honours it for moves and cube decisions",
+    )
     p.add_argument("--limit", type=int, default=None, help="show at most this many moves")
     p.add_argument("--json", action="store_true", help="one JSON object per answer")
-    p.add_argument("--batch", metavar="FILE",
-                   help="lines 'POSITION_ID [MATCH_ID] [D1 D2]' ('-' = stdin); one JSON answer per line")
+    p.add_argument(
+        "--batch", metavar="FILE", help="lines 'POSITION_ID [MATCH_ID] [D1 D2]' ('-' = stdin); one JSON answer per line"
+    )
 
 
 def _open_batch(path: str):

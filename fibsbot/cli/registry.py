@@ -7,9 +7,9 @@ and builds the parser, so no command module needs to import the parser back.
 from __future__ import annotations
 
 import argparse
-from typing import Callable
+from collections.abc import Callable
 
-COMMANDS: dict[str, tuple[Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]] = {}
+COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]] = {}
 
 
 def command(name: str, help_text: str):

@@ -11,8 +11,13 @@ from fibsbot.cli.registry import UserError, command
 def _setup(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data-dir", help="the bot's data directory (default: the user's data directory)")
     p.add_argument("--out", required=True, help="folder for index.html and its pictures")
-    p.add_argument("--analyse", type=int, default=5, metavar="N",
-                   help="analyse up to N of the newest matches that have no analysis yet (default 5; 0: none)")
+    p.add_argument(
+        "--analyse",
+        type=int,
+        default=5,
+        metavar="N",
+        help="analyse up to N of the newest matches that have no analysis yet (default 5; 0: none)",
+    )
     p.add_argument("--ply", type=int, default=2, choices=[0, 1, 2], help="depth of those analyses (default 2)")
     p.add_argument("--net", default="default", help="the net that judges them (default: the shipped one)")
 
@@ -31,7 +36,10 @@ def _report(args: argparse.Namespace) -> int:
         result = build_report(data_dir, Path(args.out), analyse=args.analyse, ply=args.ply, net=args.net)
     except (MissingMatplotlib, DataDirError) as exc:
         raise UserError(str(exc)) from exc
-    print(f"report: {result.page} ({plural(len(result.images), 'picture')}, "
-          f"{plural(result.analysed, 'match', 'matches')} analysed now"
-          + (f", {len(result.skipped)} unreadable: {result.skipped[0]}" if result.skipped else "") + ")")
+    print(
+        f"report: {result.page} ({plural(len(result.images), 'picture')}, "
+        f"{plural(result.analysed, 'match', 'matches')} analysed now"
+        + (f", {len(result.skipped)} unreadable: {result.skipped[0]}" if result.skipped else "")
+        + ")"
+    )
     return 0

@@ -10,17 +10,26 @@ from fibsbot.cli.registry import UserError, command
 
 
 def _setup(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--data-dir", help="the bot's data directory (queue.sqlite, log/, training/, nets/); "
-                                      "default: the user's data directory")
+    p.add_argument(
+        "--data-dir",
+        help="the bot's data directory (queue.sqlite, log/, training/, nets/); default: the user's data directory",
+    )
     p.add_argument("--net", default="default", help="incumbent: the promoted net of the data dir, else this net")
     p.add_argument("--label-ply", type=int, default=2, choices=[1, 2], help="search depth of the labels (default 2)")
-    p.add_argument("--labeller", help="label with this labeller instead of the incumbent's search: "
-                                      "net:NAME@PLY, rollout:GAMES[:NAME] or bgsage@PLY (see train relabel)")
+    p.add_argument(
+        "--labeller",
+        help="label with this labeller instead of the incumbent's search: "
+        "net:NAME@PLY, rollout:GAMES[:NAME] or bgsage@PLY (see train relabel)",
+    )
     p.add_argument("--selfplay-games", type=int, default=200, help="fresh self-play games to label too (default 200)")
     p.add_argument("--epochs", type=int, default=12)
     p.add_argument("--lr", type=float, default=0.005)
-    p.add_argument("--gate-games", type=int, default=10000,
-                   help="duplicate games against pubeval for each of incumbent and candidate (default 10000)")
+    p.add_argument(
+        "--gate-games",
+        type=int,
+        default=10000,
+        help="duplicate games against pubeval for each of incumbent and candidate (default 10000)",
+    )
     p.add_argument("--benchmark", default=None, help="benchmark set for the gate (default: the shipped set)")
     p.add_argument("--no-promote", action="store_true", help="measure the candidate but keep the incumbent")
     p.add_argument("--workers", type=int, default=1, help="processes for labelling")
@@ -43,10 +52,20 @@ def _retrain(args: argparse.Namespace) -> int:
         from nets.train.benchmark.scoring import SHIPPED_SET
 
         benchmark = str(SHIPPED_SET) if SHIPPED_SET.exists() else None
-    config = RetrainConfig(Path(args.data_dir) if args.data_dir else default_data_dir(), net=args.net,
-                           label_ply=args.label_ply, labeller=args.labeller, selfplay_games=args.selfplay_games, epochs=args.epochs,
-                           lr=args.lr, gate_games=args.gate_games, seed=args.seed, workers=args.workers,
-                           benchmark_set=benchmark, promote=not args.no_promote)
+    config = RetrainConfig(
+        Path(args.data_dir) if args.data_dir else default_data_dir(),
+        net=args.net,
+        label_ply=args.label_ply,
+        labeller=args.labeller,
+        selfplay_games=args.selfplay_games,
+        epochs=args.epochs,
+        lr=args.lr,
+        gate_games=args.gate_games,
+        seed=args.seed,
+        workers=args.workers,
+        benchmark_set=benchmark,
+        promote=not args.no_promote,
+    )
     if args.labeller is not None:
         try:
             parse_labeller(args.labeller).require()
@@ -63,8 +82,10 @@ def _retrain(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(asdict(report), default=str))
     else:
-        print(f"{report.queue_rows} queued decisions, {report.new_positions} new positions labelled, "
-              f"{report.training_positions} in the training set")
+        print(
+            f"{report.queue_rows} queued decisions, {report.new_positions} new positions labelled, "
+            f"{report.training_positions} in the training set"
+        )
         print(report.reason)
         print(f"promoted as version {report.version}" if report.promoted else "kept the incumbent")
     return 0

@@ -10,8 +10,10 @@ from fibsbot.cli.registry import UserError, command
 
 
 def _setup(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--config", help="TOML settings file (see systemd/fibsbot.toml.example); "
-                                    "FIBSBOT_* environment variables override it")
+    p.add_argument(
+        "--config",
+        help="TOML settings file (see systemd/fibsbot.toml.example); FIBSBOT_* environment variables override it",
+    )
 
 
 @command("run", "run the bot: log into the configured server and play (stop with SIGTERM or Ctrl-C)")(_setup)

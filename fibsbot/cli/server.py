@@ -12,10 +12,17 @@ def _setup(p: argparse.ArgumentParser) -> None:
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=4321, help="TCP port; 0 picks a free one (default 4321)")
     p.add_argument("--seed", type=int, help="dice seed: the same seed and commands give the same games")
-    p.add_argument("--idle-timeout", type=float, default=3600.0,
-                   help="seconds without input before a connection is dropped (default 3600)")
-    p.add_argument("--no-create-accounts", action="store_true",
-                   help="refuse unknown names at login (accounts then come from the guest login)")
+    p.add_argument(
+        "--idle-timeout",
+        type=float,
+        default=3600.0,
+        help="seconds without input before a connection is dropped (default 3600)",
+    )
+    p.add_argument(
+        "--no-create-accounts",
+        action="store_true",
+        help="refuse unknown names at login (accounts then come from the guest login)",
+    )
     p.add_argument("--ready", action="store_true", help="new accounts start with 'toggle ready' on")
     p.add_argument("--verbose", action="store_true", help="log every connection and command (stderr)")
 
@@ -34,8 +41,11 @@ def _server(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 65535:
         raise UserError(f"--port must be 0..65535, got {args.port}")
     try:
-        config = ServerConfig(idle_timeout=args.idle_timeout, create_accounts=not args.no_create_accounts,
-                              new_account_toggles={"ready": True} if args.ready else {})
+        config = ServerConfig(
+            idle_timeout=args.idle_timeout,
+            create_accounts=not args.no_create_accounts,
+            new_account_toggles={"ready": True} if args.ready else {},
+        )
     except ValidationError as exc:
         raise UserError(f"bad server settings: {exc.errors()[0]['msg']}") from None
     core = ServerCore(config, seed=args.seed)

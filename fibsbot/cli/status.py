@@ -21,8 +21,10 @@ def existing_data_dir(option: str | None) -> Path:
 
     data_dir = Path(option) if option else default_data_dir()
     if not data_dir.is_dir() or is_empty(data_dir):
-        raise UserError(f"{data_dir}: no records yet: start the daemon (fibsbot run) or play some matches "
-                        f"(fibsbot arena --data-dir {data_dir})")
+        raise UserError(
+            f"{data_dir}: no records yet: start the daemon (fibsbot run) or play some matches "
+            f"(fibsbot arena --data-dir {data_dir})"
+        )
     return data_dir
 
 

@@ -39,10 +39,13 @@ def _net_path(name: str):
 
 def _setup(p: argparse.ArgumentParser) -> None:
     sub = p.add_subparsers(dest="train_command", metavar="KIND", required=True)
-    td = sub.add_parser("td", help="TD(lambda) self-play training into a run directory (resumable)",
-                        description="Train by TD(lambda) self-play. Re-running with the same --run-dir "
-                                    "resumes from the last checkpoint; the architecture options only "
-                                    "apply to a new run.")
+    td = sub.add_parser(
+        "td",
+        help="TD(lambda) self-play training into a run directory (resumable)",
+        description="Train by TD(lambda) self-play. Re-running with the same --run-dir "
+        "resumes from the last checkpoint; the architecture options only "
+        "apply to a new run.",
+    )
     td.add_argument("--run-dir", required=True, help="directory for checkpoints, state and progress.csv")
     td.add_argument("--arch", default="tesauro3", choices=["tesauro3", "gnubg5", "symmetric"])
     td.add_argument("--encoding", default="tesauro", choices=["tesauro", "tesauro-turn", "contact"])
@@ -50,27 +53,36 @@ def _setup(p: argparse.ArgumentParser) -> None:
     td.add_argument("--race-arch", choices=["tesauro3", "gnubg5"], help="train a separate race net too")
     td.add_argument("--race-hidden", type=int, default=64)
     td.add_argument("--lam", type=float, default=0.0, help="lambda of TD(lambda) (default 0)")
-    td.add_argument("--schedule", default="200000:0.1,0.02",
-                    help="learning rates: 'UNTIL:LR,...,LR' (default Benchmark 1's '200000:0.1,0.02')")
+    td.add_argument(
+        "--schedule",
+        default="200000:0.1,0.02",
+        help="learning rates: 'UNTIL:LR,...,LR' (default Benchmark 1's '200000:0.1,0.02')",
+    )
     td.add_argument("--games", type=int, default=200_000, help="train until this many games in total")
     td.add_argument("--seed", type=int, default=1)
     td.add_argument("--checkpoint-every", type=int, default=10_000)
     td.add_argument("--bench-every", type=int, default=10_000)
     td.add_argument("--bench-games", type=int, default=2_000)
     td.add_argument("--quiet", action="store_true", help="no progress bar")
-    export = sub.add_parser("export", help="measure a run's nets against pubeval and ship them into nets/",
-                            description="Duel the run's nets against pubeval at 0-ply (duplicate dice) and "
-                                        "write them to nets/NAME.npz (+ NAME.race.npz) with the measured "
-                                        "strength in the model card.")
+    export = sub.add_parser(
+        "export",
+        help="measure a run's nets against pubeval and ship them into nets/",
+        description="Duel the run's nets against pubeval at 0-ply (duplicate dice) and "
+        "write them to nets/NAME.npz (+ NAME.race.npz) with the measured "
+        "strength in the model card.",
+    )
     export.add_argument("run_dir", help="a training run directory")
     export.add_argument("--name", required=True, help="name in nets/ (e.g. default, benchmark1)")
     _duel_options(export)
     plot = sub.add_parser("plot", help="draw a run's progress.csv as a PNG learning curve")
     plot.add_argument("csv", help="progress.csv of a training run")
     plot.add_argument("--out", help="PNG path (default: beside the CSV)")
-    prune = sub.add_parser("prune", help="distil a small pruning net from a net (nets/NAME.prune.npz)",
-                           description="Train the small net that pre-selects replies inside 1- and 2-ply "
-                                       "searches, on self-play positions labelled by the full net's 0-ply.")
+    prune = sub.add_parser(
+        "prune",
+        help="distil a small pruning net from a net (nets/NAME.prune.npz)",
+        description="Train the small net that pre-selects replies inside 1- and 2-ply "
+        "searches, on self-play positions labelled by the full net's 0-ply.",
+    )
     prune.add_argument("--net", default="default", help="the net to distil (default: default)")
     prune.add_argument("--games", type=int, default=2000, help="self-play games for positions (default 2000)")
     prune.add_argument("--hidden", type=int, default=16)
@@ -78,27 +90,38 @@ def _setup(p: argparse.ArgumentParser) -> None:
     prune.add_argument("--lr", type=float, default=0.02)
     prune.add_argument("--lr-decay", type=float, default=0.85)
     prune.add_argument("--seed", type=int, default=1)
-    harvest = sub.add_parser("harvest", help="2-ply self-play: every 2-ply candidate with its label (resumable)",
-                             description="Play self-play games at 2-ply and keep every candidate move that "
-                                         "reached 2-ply, labelled with its 2-ply probabilities, in chunk "
-                                         "files under --out. Re-running skips the chunks already there.")
+    harvest = sub.add_parser(
+        "harvest",
+        help="2-ply self-play: every 2-ply candidate with its label (resumable)",
+        description="Play self-play games at 2-ply and keep every candidate move that "
+        "reached 2-ply, labelled with its 2-ply probabilities, in chunk "
+        "files under --out. Re-running skips the chunks already there.",
+    )
     harvest.add_argument("--net", default="default", help="the net that plays and labels (default: default)")
     harvest.add_argument("--out", required=True, help="directory for the chunk files")
     harvest.add_argument("--games", type=int, default=1000, help="games 0 .. N-1 (default 1000)")
     harvest.add_argument("--seed", type=int, default=1)
     harvest.add_argument("--explore", type=float, default=0.05, help="share of random moves (default 0.05)")
     harvest.add_argument("--chunk-games", type=int, default=20, help="games per chunk file (default 20)")
-    harvest.add_argument("--ply", type=int, default=2, choices=[1, 2],
-                         help="search and label depth (default 2; 1 is about 20x cheaper a position)")
+    harvest.add_argument(
+        "--ply",
+        type=int,
+        default=2,
+        choices=[1, 2],
+        help="search and label depth (default 2; 1 is about 20x cheaper a position)",
+    )
     harvest.add_argument("--workers", type=int, default=1)
     harvest.add_argument("--ray", metavar="ADDRESS", help="run the chunks on a Ray cluster")
-    relabel = sub.add_parser("relabel", help="label a harvest's positions with a labeller (resumable)",
-                             description="Label each position of a harvest directory with LABELLER and write "
-                                         "the labels in chunk files that fit reads like a harvest. Labellers: "
-                                         "net:NAME@PLY (our search, PLY 0-2), rollout:GAMES[:NAME] (cubeless "
-                                         "rollouts by a net's 0-ply, truncated at the bearoff database), "
-                                         "bgsage@PLY (the Open Sage engine at its PLY 1-4, where its 1 is "
-                                         "GNU Backgammon's 0-ply; pip install 'fibsbot[bgsage]').")
+    relabel = sub.add_parser(
+        "relabel",
+        help="label a harvest's positions with a labeller (resumable)",
+        description="Label each position of a harvest directory with LABELLER and write "
+        "the labels in chunk files that fit reads like a harvest. Labellers: "
+        "net:NAME@PLY (our search, PLY 0-2), rollout:GAMES[:NAME] (cubeless "
+        "rollouts by a net's 0-ply, truncated at the bearoff database), "
+        "bgsage@PLY (the Open Sage engine at its PLY 1-4, where its 1 is "
+        "GNU Backgammon's 0-ply; pip install 'fibsbot[bgsage]').",
+    )
     relabel.add_argument("src", help="a harvest directory")
     relabel.add_argument("--out", required=True, help="directory for the chunk files")
     relabel.add_argument("--labeller", default="rollout:36", help="labeller spec (default rollout:36)")
@@ -108,19 +131,28 @@ def _setup(p: argparse.ArgumentParser) -> None:
     relabel.add_argument("--workers", type=int, default=1, help="processes")
     relabel.add_argument("--threads", type=int, default=1, help="threads inside an external engine (default 1)")
     relabel.add_argument("--ray", metavar="ADDRESS", help="run the chunks on a Ray cluster")
-    measure = sub.add_parser("measure", help="duel nets/NAME against pubeval and write the result into its card",
-                             description="Duel net:NAME at 0-ply against pubeval with duplicate dice and "
-                                         "record the measured strength (with the command) in NAME.json and "
-                                         "NAME.race.json; the weights are not touched.")
+    measure = sub.add_parser(
+        "measure",
+        help="duel nets/NAME against pubeval and write the result into its card",
+        description="Duel net:NAME at 0-ply against pubeval with duplicate dice and "
+        "record the measured strength (with the command) in NAME.json and "
+        "NAME.race.json; the weights are not touched.",
+    )
     measure.add_argument("name", help="a net in nets/")
     _duel_options(measure)
-    fitp = sub.add_parser("fit", help="train a net pair on harvested labels into nets/NAME",
-                          description="Supervised training (cross-entropy on the five outputs, shuffled "
-                                      "epochs, held-out early stop) of a copy of --net on the positions of "
-                                      "one or more harvest directories; the contact net may be grown first "
-                                      "(--encoding contact2, --hidden H) without changing what it computes.")
-    fitp.add_argument("data", nargs="+", help="harvest directories or label sets FILE.npz[:KEY] "
-                                              "(e.g. nets/runs/sage-labels/h31-h32.npz:sage1)")
+    fitp = sub.add_parser(
+        "fit",
+        help="train a net pair on harvested labels into nets/NAME",
+        description="Supervised training (cross-entropy on the five outputs, shuffled "
+        "epochs, held-out early stop) of a copy of --net on the positions of "
+        "one or more harvest directories; the contact net may be grown first "
+        "(--encoding contact2, --hidden H) without changing what it computes.",
+    )
+    fitp.add_argument(
+        "data",
+        nargs="+",
+        help="harvest directories or label sets FILE.npz[:KEY] (e.g. nets/runs/sage-labels/h31-h32.npz:sage1)",
+    )
     fitp.add_argument("--net", default="default", help="the net to start from (default: default)")
     fitp.add_argument("--name", required=True, help="name of the result in nets/")
     fitp.add_argument("--encoding", choices=["contact", "contact2"], help="grow the contact net to this encoding")
@@ -129,19 +161,33 @@ def _setup(p: argparse.ArgumentParser) -> None:
     fitp.add_argument("--lr", type=float, default=0.01)
     fitp.add_argument("--lr-decay", type=float, default=0.9)
     fitp.add_argument("--patience", type=int, default=3)
-    fitp.add_argument("--optimizer", choices=["sgd", "adam"], default="sgd",
-                      help="per-position SGD, or mini-batch Adam (use --lr about 0.001)")
+    fitp.add_argument(
+        "--optimizer",
+        choices=["sgd", "adam"],
+        default="sgd",
+        help="per-position SGD, or mini-batch Adam (use --lr about 0.001)",
+    )
     fitp.add_argument("--batch", type=int, default=128, help="Adam's batch size (default 128)")
     fitp.add_argument("--seed", type=int, default=1)
-    fitp.add_argument("--scratch", action="store_true",
-                      help="train a new contact net (--encoding, --hidden) from random weights instead of a grown copy")
+    fitp.add_argument(
+        "--scratch",
+        action="store_true",
+        help="train a new contact net (--encoding, --hidden) from random weights instead of a grown copy",
+    )
     fitp.add_argument("--contact-only", action="store_true", help="keep --net's race net as it is")
-    fitp.add_argument("--crashed-repeats", type=int, default=1,
-                      help="show the contact net each crashed position this many times (default 1)")
+    fitp.add_argument(
+        "--crashed-repeats",
+        type=int,
+        default=1,
+        help="show the contact net each crashed position this many times (default 1)",
+    )
 
 
-@command("train", "train nets: TD self-play (td), 2-ply labels (harvest), labels by any labeller (relabel), "
-                  "supervised (fit), shipping (export), pruning nets (prune), learning curves (plot)")(_setup)
+@command(
+    "train",
+    "train nets: TD self-play (td), 2-ply labels (harvest), labels by any labeller (relabel), "
+    "supervised (fit), shipping (export), pruning nets (prune), learning curves (plot)",
+)(_setup)
 def _train(args: argparse.Namespace) -> int:
     if args.train_command == "harvest":
         return _harvest(args)
@@ -166,13 +212,28 @@ def _train(args: argparse.Namespace) -> int:
     from engine.eval.net import NetError
     from nets.train.td import TDConfig, TDTrainer
 
-    config = TDConfig(arch=args.arch, encoding=args.encoding, hidden=args.hidden, race_arch=args.race_arch,
-                      race_hidden=args.race_hidden, lam=args.lam, schedule=_schedule(args.schedule),
-                      games=args.games, seed=args.seed, checkpoint_every=args.checkpoint_every,
-                      bench_every=args.bench_every, bench_games=args.bench_games)
-    counts = {"--games": args.games, "--hidden": args.hidden, "--race-hidden": args.race_hidden,
-              "--checkpoint-every": args.checkpoint_every, "--bench-every": args.bench_every,
-              "--bench-games": args.bench_games}
+    config = TDConfig(
+        arch=args.arch,
+        encoding=args.encoding,
+        hidden=args.hidden,
+        race_arch=args.race_arch,
+        race_hidden=args.race_hidden,
+        lam=args.lam,
+        schedule=_schedule(args.schedule),
+        games=args.games,
+        seed=args.seed,
+        checkpoint_every=args.checkpoint_every,
+        bench_every=args.bench_every,
+        bench_games=args.bench_games,
+    )
+    counts = {
+        "--games": args.games,
+        "--hidden": args.hidden,
+        "--race-hidden": args.race_hidden,
+        "--checkpoint-every": args.checkpoint_every,
+        "--bench-every": args.bench_every,
+        "--bench-games": args.bench_games,
+    }
     # zero would divide by zero in the chunking, or benchmark with no games at all
     not_positive = [name for name, value in counts.items() if value < 1]
     if not_positive:
@@ -194,9 +255,9 @@ def _export(args: argparse.Namespace) -> int:
     import json
     from pathlib import Path
 
-    from engine.rollout.duel import run_duel
     from engine.eval.evaluator import Evaluator
     from engine.eval.net import Net, NetError
+    from engine.rollout.duel import run_duel
     from nets.player import NETS_DIR
 
     run = Path(args.run_dir)
@@ -221,17 +282,25 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _strength(result, args: argparse.Namespace) -> dict:
-    return {"opponent": "pubeval", "ply": 0, "games": result.games, "ppg": round(result.ppg, 4),
-            "stderr": round(result.stderr, 4), "win_rate": round(result.win_rate, 4),
-            "seed": args.seed, "duplicate_dice": True,
-            "command": f"fibsbot duel --a net:{args.name} --b pubeval --games {args.games} --seed {args.seed}"}
+    return {
+        "opponent": "pubeval",
+        "ply": 0,
+        "games": result.games,
+        "ppg": round(result.ppg, 4),
+        "stderr": round(result.stderr, 4),
+        "win_rate": round(result.win_rate, 4),
+        "seed": args.seed,
+        "duplicate_dice": True,
+        "command": f"fibsbot duel --a net:{args.name} --b pubeval --games {args.games} --seed {args.seed}",
+    }
 
 
 def _measure(args: argparse.Namespace) -> int:
     import json
 
-    from engine.rollout.duel import run_duel
     from engine.eval.net import Net
+    from engine.rollout.duel import run_duel
+
     path = _net_path(args.name)
     result = run_duel(f"net:{args.name}", "pubeval", args.games, args.seed, args.workers)
     strength = _strength(result, args)
@@ -245,22 +314,40 @@ def _measure(args: argparse.Namespace) -> int:
 
 
 def _prune(args: argparse.Namespace) -> int:
-    from engine.players.agent import Agent
     from engine.eval.evaluator import Evaluator
+    from engine.players.agent import Agent
     from nets.train.pruning import train_pruning_net
 
     path = _net_path(args.net)
     evaluator = Evaluator.load(path)
     agent = Agent(evaluator, ply=0, prune=False)
-    net, report = train_pruning_net(agent, args.games, args.hidden, epochs=args.epochs, lr=args.lr,
-                                    lr_decay=args.lr_decay, seed=args.seed,
-                                    progress=lambda e, tr, te: print(f"epoch {e}: train {tr:.5f} held-out {te:.5f}"))
+    net, report = train_pruning_net(
+        agent,
+        args.games,
+        args.hidden,
+        epochs=args.epochs,
+        lr=args.lr,
+        lr_decay=args.lr_decay,
+        seed=args.seed,
+        progress=lambda e, tr, te: print(f"epoch {e}: train {tr:.5f} held-out {te:.5f}"),
+    )
     out = path.with_name(path.stem + ".prune.npz")
-    net.save(out, role="pruning", distilled_from=path.name, training={
-        "method": "supervised on the full net's 0-ply probabilities of self-play positions",
-        "games": args.games, "positions": report.positions + report.held_out, "seed": args.seed,
-        "epochs": args.epochs, "lr": args.lr, "lr_decay": args.lr_decay,
-        "best_epoch": report.best_epoch, "held_out_loss": report.held_out_loss[report.best_epoch]})
+    net.save(
+        out,
+        role="pruning",
+        distilled_from=path.name,
+        training={
+            "method": "supervised on the full net's 0-ply probabilities of self-play positions",
+            "games": args.games,
+            "positions": report.positions + report.held_out,
+            "seed": args.seed,
+            "epochs": args.epochs,
+            "lr": args.lr,
+            "lr_decay": args.lr_decay,
+            "best_epoch": report.best_epoch,
+            "held_out_loss": report.held_out_loss[report.best_epoch],
+        },
+    )
     print(f"wrote {out} ({report.positions + report.held_out} positions, best epoch {report.best_epoch})")
     return 0
 
@@ -271,9 +358,18 @@ def _harvest(args: argparse.Namespace) -> int:
     if args.games < 1 or args.chunk_games < 1 or not 0.0 <= args.explore <= 1.0:
         raise UserError("--games and --chunk-games must be positive and --explore within [0, 1]")
     _net_path(args.net)
-    n = harvest(f"net:{args.net}", args.out, args.games, seed=args.seed, explore=args.explore, ply=args.ply,
-                chunk_games=args.chunk_games, workers=args.workers, ray_address=args.ray,
-                progress=lambda done, total: print(f"chunks {done}/{total}", flush=True))
+    n = harvest(
+        f"net:{args.net}",
+        args.out,
+        args.games,
+        seed=args.seed,
+        explore=args.explore,
+        ply=args.ply,
+        chunk_games=args.chunk_games,
+        workers=args.workers,
+        ray_address=args.ray,
+        progress=lambda done, total: print(f"chunks {done}/{total}", flush=True),
+    )
     print(f"{n} labelled positions in {args.out}")
     return 0
 
@@ -291,9 +387,18 @@ def _relabel(args: argparse.Namespace) -> int:
         raise UserError(str(exc)) from exc
     if isinstance(labeller, (NetLabeller, RolloutLabeller)):
         _net_path(labeller.net)
-    n = relabel(labeller.spec, args.src, args.out, positions=args.positions, seed=args.seed,
-                chunk_positions=args.chunk_positions, workers=args.workers, threads=args.threads,
-                ray_address=args.ray, progress=lambda done, total: print(f"chunks {done}/{total}", flush=True))
+    n = relabel(
+        labeller.spec,
+        args.src,
+        args.out,
+        positions=args.positions,
+        seed=args.seed,
+        chunk_positions=args.chunk_positions,
+        workers=args.workers,
+        threads=args.threads,
+        ray_address=args.ray,
+        progress=lambda done, total: print(f"chunks {done}/{total}", flush=True),
+    )
     print(f"{n} positions labelled by {labeller.spec} in {args.out}")
     return 0
 
@@ -318,25 +423,49 @@ def _fit(args: argparse.Namespace) -> int:
     labels = np.concatenate([lab for _, lab in parts])
     if len(boards) < 100:
         raise UserError(f"only {len(boards)} labelled positions in {', '.join(args.data)}; harvest more first")
-    settings = FitSettings(encoding=args.encoding, hidden=args.hidden, epochs=args.epochs, lr=args.lr,
-                           lr_decay=args.lr_decay, patience=args.patience, seed=args.seed,
-                           optimizer=args.optimizer, batch=args.batch, scratch=args.scratch,
-                           train_race=not args.contact_only, crashed_repeats=args.crashed_repeats)
-    result = fit_pair(start.contact, start.race, boards, labels, settings,
-                      progress=lambda role, e, tr, te: print(f"{role} epoch {e}: train {tr:.5f} held-out {te:.5f}",
-                                                             flush=True))
-    card = {"name": args.name, "training": {
-        "method": "supervised on the labels of the data (a harvest's own search labels, or a label set's "
-                  "labeller: see data) of self-play candidates (fibsbot train fit)",
-        "start": args.net, "data": extents, "positions": result.positions,
-        **settings.as_dict(),
-        "fit": {role: {k: r[k] for k in ("epochs", "best_epoch", "held_out_loss")}
-                for role, r in result.reports.items()}}}
+    settings = FitSettings(
+        encoding=args.encoding,
+        hidden=args.hidden,
+        epochs=args.epochs,
+        lr=args.lr,
+        lr_decay=args.lr_decay,
+        patience=args.patience,
+        seed=args.seed,
+        optimizer=args.optimizer,
+        batch=args.batch,
+        scratch=args.scratch,
+        train_race=not args.contact_only,
+        crashed_repeats=args.crashed_repeats,
+    )
+    result = fit_pair(
+        start.contact,
+        start.race,
+        boards,
+        labels,
+        settings,
+        progress=lambda role, e, tr, te: print(f"{role} epoch {e}: train {tr:.5f} held-out {te:.5f}", flush=True),
+    )
+    card = {
+        "name": args.name,
+        "training": {
+            "method": "supervised on the labels of the data (a harvest's own search labels, or a label set's "
+            "labeller: see data) of self-play candidates (fibsbot train fit)",
+            "start": args.net,
+            "data": extents,
+            "positions": result.positions,
+            **settings.as_dict(),
+            "fit": {
+                role: {k: r[k] for k in ("epochs", "best_epoch", "held_out_loss")} for role, r in result.reports.items()
+            },
+        },
+    }
     result.contact.save(NETS_DIR / f"{args.name}.npz", role="contact", **card)
     if result.race is not None:
         # a race net kept as it was keeps its own card: its training is that of --net's
         race_card = card if "race" in result.reports else {"name": args.name, "kept_from": args.net}
         result.race.save(NETS_DIR / f"{args.name}.race.npz", role="race", **race_card)
-    print(f"wrote {NETS_DIR / args.name}.npz ({result.positions}); measure it with "
-          f"fibsbot duel --a net:{args.name} --b pubeval --games 20000 --seed 2026")
+    print(
+        f"wrote {NETS_DIR / args.name}.npz ({result.positions}); measure it with "
+        f"fibsbot duel --a net:{args.name} --b pubeval --games 20000 --seed 2026"
+    )
     return 0

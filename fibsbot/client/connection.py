@@ -19,21 +19,46 @@ import random
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Executor, ThreadPoolExecutor
-from typing import Any
+from typing import Any, cast
 
 import structlog
 import telnetlib3
 
-from fibsbot.protocol.parser import ClipParser
-from fibsbot.protocol.events import (
-    ConnectionTimedOut, Event, Invitation, LoginFailed, LoginPrompt, MatchResumed, MatchStart, OwnInfo, Says, Welcome, WhoInfo,
-)  # fmt: skip
 from fibsbot.client.options import (
-    ClientOptions, PasswordSource, check_user, login_line, resolve_password, toggles_to_send,
-)  # fmt: skip
+    ClientOptions,
+    PasswordSource,
+    check_user,
+    login_line,
+    resolve_password,
+    toggles_to_send,
+)
 from fibsbot.client.policy import Policy
+from fibsbot.protocol.events import (
+    ConnectionTimedOut,
+    Event,
+    Invitation,
+    LoginFailed,
+    LoginPrompt,
+    MatchResumed,
+    MatchStart,
+    OwnInfo,
+    Says,
+    Welcome,
+    WhoInfo,
+)
 from fibsbot.protocol.match.driver import MatchDriver
-from fibsbot.protocol.match.outputs import DecisionRequest, Output, Send, Timer, Wait, consult, fallback_answer
+from fibsbot.protocol.match.outputs import (
+    Agent,
+    DecisionRequest,
+    MatchObserver,
+    Output,
+    Send,
+    Timer,
+    Wait,
+    consult,
+    fallback_answer,
+)
+from fibsbot.protocol.parser import ClipParser
 
 log = structlog.get_logger(__name__)
 
@@ -57,20 +82,33 @@ _CONTROL = (LoginRefused, ConnectionClosed, LoginConfigError)
 
 
 class BotClient:
-    def __init__(self, host: str, port: int, user: str, password: PasswordSource, agent: Any,
-                 policy: Policy, observers: Iterable[Any] = (), *,
-                 options: ClientOptions | None = None, driver: MatchDriver | None = None,
-                 executor: Executor | None = None, clock: Callable[[], float] = time.monotonic,
-                 rng: random.Random | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        user: str,
+        password: PasswordSource,
+        agent: Agent,
+        policy: Policy,
+        observers: Iterable[MatchObserver] = (),
+        *,
+        options: ClientOptions | None = None,
+        driver: MatchDriver | None = None,
+        executor: Executor | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        rng: random.Random | None = None,
+    ) -> None:
         self.host, self.port, self.user = host, port, check_user(user)
         self._password = password
         self.agent = agent
         self.policy = policy
         self.observers = list(observers)
         self.options = options or ClientOptions()
-        self.driver = driver or MatchDriver(roll_delay=self.options.roll_delay_s,
-                                            board_delay=self.options.board_delay_s,
-                                            inactivity_timeout=self.options.inactivity_timeout_s)  # fmt: skip
+        self.driver = driver or MatchDriver(
+            roll_delay=self.options.roll_delay_s,
+            board_delay=self.options.board_delay_s,
+            inactivity_timeout=self.options.inactivity_timeout_s,
+        )
         self._executor = executor
         self._own_executor = executor is None
         self._clock = clock
@@ -101,7 +139,7 @@ class BotClient:
                     await self._connect_and_serve()
                 except LoginRefused:
                     log.warning("login refused", user=self.user, host=self.host)
-                except (OSError, EOFError, asyncio.TimeoutError) as exc:
+                except (TimeoutError, OSError, EOFError) as exc:
                     log.warning("connection ended", host=self.host, error=repr(exc))
                 if self._stop.is_set():
                     break
@@ -110,7 +148,7 @@ class BotClient:
                 log.info("reconnecting", in_s=round(delay, 3), attempt=attempt)
                 try:
                     await asyncio.wait_for(self._stop.wait(), delay)
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     pass
         finally:
             if self._own_executor and self._executor is not None:
@@ -143,10 +181,15 @@ class BotClient:
     async def _connect_and_serve(self) -> None:
         self._reset_session()
         reader, writer = await telnetlib3.open_connection(
-            self.host, self.port, connect_minwait=0.0, connect_maxwait=1.0,
-            connect_timeout=self.options.connect_timeout_s, encoding="utf-8",
-            encoding_errors="replace", force_binary=True,
-        )  # fmt: skip
+            self.host,
+            self.port,
+            connect_minwait=0.0,
+            connect_maxwait=1.0,
+            connect_timeout=self.options.connect_timeout_s,
+            encoding="utf-8",
+            encoding_errors="replace",
+            force_binary=True,
+        )
         self.connections += 1
         self._writer = writer
         parser = ClipParser()
@@ -158,15 +201,14 @@ class BotClient:
             while True:
                 read = asyncio.ensure_future(reader.read(_READ_SIZE))
                 timeout = None if self._session_logged_in else max(0.0, deadline - self._clock())
-                done, _ = await asyncio.wait({read, stopping}, timeout=timeout,
-                                             return_when=asyncio.FIRST_COMPLETED)  # fmt: skip
+                done, _ = await asyncio.wait({read, stopping}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
                 if read not in done:
                     read.cancel()
                     if stopping in done:
                         await self._goodbye(reader, writer)
                         return
-                    raise asyncio.TimeoutError("no welcome from the server")
-                data = read.result()
+                    raise TimeoutError("no welcome from the server")
+                data = cast(str, read.result())  # telnetlib3 opened with an encoding reads text
                 if not data:
                     raise ConnectionClosed("the server closed the connection")
                 self._wire_in(data)
@@ -195,9 +237,10 @@ class BotClient:
                 await asyncio.wait_for(writer.drain(), _GOODBYE_S)
                 deadline = self._clock() + _GOODBYE_S
                 while self._clock() < deadline and await asyncio.wait_for(
-                        reader.read(_READ_SIZE), max(deadline - self._clock(), 0.0)):  # fmt: skip
+                    reader.read(_READ_SIZE), max(deadline - self._clock(), 0.0)
+                ):
                     pass
-            except (OSError, asyncio.TimeoutError):
+            except (TimeoutError, OSError):
                 pass
         log.info("logged out", user=self.user)
 
@@ -294,8 +337,14 @@ class BotClient:
     def _on_invitation(self, invitation: Invitation) -> list[Output]:
         now = self._clock()
         verdict = self.policy.on_invitation(invitation, busy=self._busy(), now=now)
-        log.info("invitation", player=invitation.player, length=invitation.length,
-                 resume=invitation.resume, accept=verdict.accept, reason=verdict.reason)  # fmt: skip
+        log.info(
+            "invitation",
+            player=invitation.player,
+            length=invitation.length,
+            resume=invitation.resume,
+            accept=verdict.accept,
+            reason=verdict.reason,
+        )
         if verdict.accept:
             self._join_sent_at = now
         return list(verdict.commands)
@@ -330,25 +379,40 @@ class BotClient:
             log.exception("the agent failed; using the safe default", kind=request.kind)
             answer = fallback_answer(request)
         commands = self.driver.decided(request, answer)
-        log.info("decision", kind=request.kind, serial=request.serial,
-                 seconds=round(self._clock() - started, 3), sent=[c.text for c in commands])  # fmt: skip
+        log.info(
+            "decision",
+            kind=request.kind,
+            serial=request.serial,
+            seconds=round(self._clock() - started, 3),
+            sent=[c.text for c in commands],
+        )
         # records first: our action is on disk before the server can act on it
         for observer in self.observers:
             _notify(observer, "on_decision", request, answer, commands)
         self._run(commands)
 
 
-def _notify(observer: Any, method: str, *args: Any) -> None:
-    """Records observe: their failures are logged and never reach the bot."""
+def _notify(observer: MatchObserver, method: str, *args: object) -> None:
+    """Records observe: their failures are logged and never reach the bot.  ``on_sent`` and
+    ``on_received`` are called only on observers that have them (``ConversationObserver``)."""
     try:
         getattr(observer, method)(*args)
     except Exception:
         log.exception("observer failed", observer=type(observer).__name__, method=method)
 
 
-async def run_bot(host: str, port: int, user: str, password: PasswordSource, agent: Any,
-                  policy: Policy, observers: Iterable[Any] = (), *,
-                  stop_event: asyncio.Event | None = None, **kwargs: Any) -> BotClient:  # fmt: skip
+async def run_bot(
+    host: str,
+    port: int,
+    user: str,
+    password: PasswordSource,
+    agent: Agent,
+    policy: Policy,
+    observers: Iterable[MatchObserver] = (),
+    *,
+    stop_event: asyncio.Event | None = None,
+    **kwargs: Any,
+) -> BotClient:
     """Run a bot until ``stop_event`` is set (or its ``max_matches`` are played).
 
     ``kwargs`` go to ``BotClient`` (``options``, ``driver``, ``executor``, ...).
@@ -357,6 +421,7 @@ async def run_bot(host: str, port: int, user: str, password: PasswordSource, age
     client = BotClient(host, port, user, password, agent, policy, observers, **kwargs)
     watcher = None
     if stop_event is not None:
+
         async def watch() -> None:
             await stop_event.wait()
             client.stop()

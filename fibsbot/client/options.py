@@ -16,12 +16,25 @@ CLIP_VERSION = 1008
 # from the CLIP 2 own-info line are sent.  ``moves`` off: move dumps glued to
 # game-end lines help nobody; ``greedy``/``automove`` off: we play our own moves;
 # ``notify`` on: CLIP 7 tells us when a saved match's opponent is back.
-DESIRED_TOGGLES: Mapping[str, bool] = MappingProxyType({
-    "allowpip": True, "autoboard": True, "autodouble": False, "automove": False,
-    "bell": False, "crawford": True, "double": True, "greedy": False, "moreboards": True,
-    "moves": False, "notify": True, "ratings": False, "ready": True, "report": False,
-    "silent": True,
-})  # fmt: skip
+DESIRED_TOGGLES: Mapping[str, bool] = MappingProxyType(
+    {
+        "allowpip": True,
+        "autoboard": True,
+        "autodouble": False,
+        "automove": False,
+        "bell": False,
+        "crawford": True,
+        "double": True,
+        "greedy": False,
+        "moreboards": True,
+        "moves": False,
+        "notify": True,
+        "ratings": False,
+        "ready": True,
+        "report": False,
+        "silent": True,
+    }
+)
 
 _CLIENT_NAME = re.compile(r"[A-Za-z0-9_.\-]{1,20}")
 _USER = re.compile(r"[A-Za-z0-9_]{1,32}")
@@ -87,5 +100,4 @@ def login_line(client_name: str, user: str, password: str) -> str:
 
 def toggles_to_send(current: Mapping[str, bool], desired: Mapping[str, bool]) -> list[str]:
     """``toggle NAME`` for each setting whose current value differs from the wanted one."""
-    return [f"toggle {name}" for name, want in desired.items()
-            if name in current and current[name] != want]  # fmt: skip
+    return [f"toggle {name}" for name, want in desired.items() if name in current and current[name] != want]

@@ -88,8 +88,9 @@ class Policy:
         if player in s.deny:
             return Verdict(False, "denied")  # no conversation with denied players
         if s.allow and player not in s.allow:
-            return self._refuse(player, "not on the allow list",
-                                "Sorry, I only play with a few invited players at the moment.", now)  # fmt: skip
+            return self._refuse(
+                player, "not on the allow list", "Sorry, I only play with a few invited players at the moment.", now
+            )
         if invitation.length is None:
             if s.allow_unlimited:
                 return Verdict(True, "unlimited", [Send(f"join {player}")])
@@ -140,8 +141,10 @@ class Policy:
 
     def help_text(self, *, admin: bool = False) -> str:
         user = self.settings.user
-        text = (f"Hi, I am {user}, a backgammon bot (a program, not a person). {self._lengths()} "
-                f"Type 'invite {user} 5' to play me. Commands: tell {user} help.")  # fmt: skip
+        text = (
+            f"Hi, I am {user}, a backgammon bot (a program, not a person). {self._lengths()} "
+            f"Type 'invite {user} 5' to play me. Commands: tell {user} help."
+        )
         if admin:
             text += " Admin: invite NAME N, invite NAME (resume), status."
         return text

@@ -18,21 +18,26 @@ from fibsbot.config import Settings
 def policy_settings(settings: Settings) -> PolicySettings:
     user, invitations = settings.server.user or "", settings.invitations
     return PolicySettings(
-        user=user, min_length=invitations.min_length, max_length=invitations.max_length,
-        allow_unlimited=invitations.allow_unlimited, allow=frozenset(invitations.allow),
-        deny=frozenset(invitations.deny), admins=frozenset(settings.admins),
+        user=user,
+        min_length=invitations.min_length,
+        max_length=invitations.max_length,
+        allow_unlimited=invitations.allow_unlimited,
+        allow=frozenset(invitations.allow),
+        deny=frozenset(invitations.deny),
+        admins=frozenset(settings.admins),
         auto_invite=frozenset(invitations.auto_invite),
         auto_invite_length=invitations.auto_invite_length,
-    )  # fmt: skip
+    )
 
 
 def client_options(settings: Settings, **overrides: Any) -> ClientOptions:
     server = settings.server
     values: dict[str, Any] = dict(
-        client_name=server.client_name, keepalive_s=server.keepalive_interval,
+        client_name=server.client_name,
+        keepalive_s=server.keepalive_interval,
         inactivity_timeout_s=settings.play.inactivity_timeout,
         backoff=Backoff(initial_s=server.reconnect_backoff_base, max_s=server.reconnect_backoff_max),
-    )  # fmt: skip
+    )
     values.update(overrides)
     return ClientOptions(**values)
 
@@ -44,5 +49,13 @@ def bot_client(settings: Settings, agent: Any, observers: Iterable[Any] = (), **
     """
     user, _ = settings.fibs_login()  # fails early, with the reason, if the account is incomplete
     kwargs.setdefault("options", client_options(settings))
-    return BotClient(settings.server.host, settings.server.port, user, settings.fibs_password,
-                     agent, Policy(policy_settings(settings)), observers, **kwargs)  # fmt: skip
+    return BotClient(
+        settings.server.host,
+        settings.server.port,
+        user,
+        settings.fibs_password,
+        agent,
+        Policy(policy_settings(settings)),
+        observers,
+        **kwargs,
+    )

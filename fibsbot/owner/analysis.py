@@ -20,11 +20,11 @@ from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
 
-from engine.players.agent import Agent, gammon_weights
+from engine.cube.met import CubeView, equity_to_mwc
 from engine.eval.static import WON as WON_DEPTH
+from engine.players.agent import Agent, gammon_weights
 from engine.rules.dice import DISTINCT_ROLLS, ROLL_WEIGHTS
 from engine.rules.ids import CENTRED, MatchState, match_id, position_id
-from engine.cube.met import CubeView, equity_to_mwc
 from engine.rules.notation import format_gnubg
 from fibsbot.owner.matread import MatMatch
 from fibsbot.owner.replay import Turn, replay_turns
@@ -67,9 +67,16 @@ class MatchAnalysis:
     stats: tuple[PlayerStats, PlayerStats]
 
     def as_dict(self) -> dict:
-        return {"file": self.file, "players": list(self.players), "length": self.length,
-                "final_score": list(self.final_score), "ply": self.ply, "net": self.net,
-                "stats": [s.as_dict() for s in self.stats], "decisions": [asdict(d) for d in self.decisions]}
+        return {
+            "file": self.file,
+            "players": list(self.players),
+            "length": self.length,
+            "final_score": list(self.final_score),
+            "ply": self.ply,
+            "net": self.net,
+            "stats": [s.as_dict() for s in self.stats],
+            "decisions": [asdict(d) for d in self.decisions],
+        }
 
 
 def mirrored(state: MatchState, player: int) -> MatchState:
@@ -77,8 +84,10 @@ def mirrored(state: MatchState, player: int) -> MatchState:
     if player == 0:
         return state
     owner = state.cube_owner if state.cube_owner == CENTRED else 1 - state.cube_owner
-    return replace(state, cube_owner=owner, on_roll=1 - state.on_roll, to_decide=1 - state.to_decide,
-                   score=state.score[::-1])
+    assert state.to_decide is not None  # MatchState.__post_init__ fills it from on_roll
+    return replace(
+        state, cube_owner=owner, on_roll=1 - state.on_roll, to_decide=1 - state.to_decide, score=state.score[::-1]
+    )
 
 
 def cost_of(loss: float, state: MatchState, player: int) -> float:
@@ -102,16 +111,22 @@ class Analyser:
     def luck(self, turn: Turn) -> float:
         """gnubg's LuckNormal / LuckFirst at 0-ply for the roll of ``turn``."""
         weights = gammon_weights(mirrored(turn.state, turn.player))
+        assert turn.dice is not None  # replay_turns gives every move its roll
         d1, d2 = turn.dice
         actual = self._best0(turn.board, d1, d2, weights)
         if turn.opening and d1 != d2:
             # the opening roll decides who moves: half the outcomes are the opponent's
             theirs = gammon_weights(mirrored(turn.state, 1 - turn.player))
             outcomes = [self._best0(turn.board, int(a), int(b), weights) for a, b in DISTINCT_ROLLS if a != b]
-            outcomes += [-self._best0(np.ascontiguousarray(turn.board[::-1]), int(a), int(b), theirs)
-                         for a, b in DISTINCT_ROLLS if a != b]
+            outcomes += [
+                -self._best0(np.ascontiguousarray(turn.board[::-1]), int(a), int(b), theirs)
+                for a, b in DISTINCT_ROLLS
+                if a != b
+            ]
             return actual - sum(outcomes) / len(outcomes)
-        mean = sum(w * self._best0(turn.board, int(a), int(b), weights) for (a, b), w in zip(DISTINCT_ROLLS, ROLL_WEIGHTS))
+        mean = sum(
+            w * self._best0(turn.board, int(a), int(b), weights) for (a, b), w in zip(DISTINCT_ROLLS, ROLL_WEIGHTS)
+        )
         return actual - float(mean)
 
     def _played_equity(self, ranked, index: int, state: MatchState) -> float:
@@ -125,20 +140,33 @@ class Analyser:
         """The played move against the engine's choice, ranked as the bot ranks moves:
         by cubeful equity at the score and cube (``Agent.choose_move``)."""
         state = replace(mirrored(turn.state, turn.player), on_roll=0)
+        assert turn.dice is not None and turn.result is not None  # replay_turns sets both for a move
         d1, d2 = turn.dice
         ranked = list(self.agent.choose_move(turn.board, d1, d2, state).ranked)
         index = next(i for i, r in enumerate(ranked) if np.array_equal(r.board, turn.result))
         loss = max(0.0, ranked[0].equity - self._played_equity(ranked, index, state)) if index else 0.0
         luck = self.luck(turn)
         unforced = turn.legal > 1
-        return Decision(turn.game, turn.number, turn.player, "move", position_id(turn.board),
-                        match_id(turn.state),
-                        format_gnubg(turn.board, turn.steps) or "(no move)",
-                        format_gnubg(turn.board, ranked[0].steps) or "(no move)", loss,
-                        cost_of(loss, turn.state, turn.player), skill_mark(loss) if unforced else "",
-                        dice=(d1, d2), unforced=unforced, close=False, luck=luck,
-                        luck_cost=cost_of(luck, turn.state, turn.player), luck_mark=luck_mark(luck),
-                        equities={"best": ranked[0].equity, "played": ranked[0].equity - loss})
+        return Decision(
+            turn.game,
+            turn.number,
+            turn.player,
+            "move",
+            position_id(turn.board),
+            match_id(turn.state),
+            format_gnubg(turn.board, turn.steps) or "(no move)",
+            format_gnubg(turn.board, ranked[0].steps) or "(no move)",
+            loss,
+            cost_of(loss, turn.state, turn.player),
+            skill_mark(loss) if unforced else "",
+            dice=(d1, d2),
+            unforced=unforced,
+            close=False,
+            luck=luck,
+            luck_cost=cost_of(luck, turn.state, turn.player),
+            luck_mark=luck_mark(luck),
+            equities={"best": ranked[0].equity, "played": ranked[0].equity - loss},
+        )
 
     # ------------------------------------------------------------------ the cube
 
@@ -146,7 +174,8 @@ class Analyser:
         """The doubler's cube decision (``state.on_roll`` doubles, its checkers in row 0),
         cubeful at the agent's depth as the bot decides."""
         decision, _probs, _depth = self.agent.cube_decision(
-            doubler_board, replace(state, to_decide=state.on_roll, doubled=False, dice=(0, 0)))
+            doubler_board, replace(state, to_decide=state.on_roll, doubled=False, dice=(0, 0))
+        )
         return decision
 
     def cube_turn(self, turn: Turn, decision) -> Decision:
@@ -166,9 +195,22 @@ class Analyser:
             best = decision.action
             close = turn.kind == "double" or optimal - min(dt, 1.0) < 0.16  # gnubg's isCloseCubedecision
             kind, board = "double", turn.board
-        return Decision(turn.game, turn.number, turn.player, kind, position_id(np.ascontiguousarray(board)),
-                        match_id(replace(state, dice=(0, 0))), played, best, loss, cost_of(loss, state, turn.player),
-                        skill_mark(loss), unforced=True, close=close, equities=dict(eq))
+        return Decision(
+            turn.game,
+            turn.number,
+            turn.player,
+            kind,
+            position_id(np.ascontiguousarray(board)),
+            match_id(replace(state, dice=(0, 0))),
+            played,
+            best,
+            loss,
+            cost_of(loss, state, turn.player),
+            skill_mark(loss),
+            unforced=True,
+            close=close,
+            equities=dict(eq),
+        )
 
     # ------------------------------------------------------------------ a whole match
 
@@ -179,8 +221,9 @@ class Analyser:
             if turn.kind == "move":
                 if turn.cube_available:
                     state = replace(turn.state, dice=(0, 0))
-                    decisions.append(self.cube_turn(replace(turn, kind="roll", state=state),
-                                                     self.cube(turn.board, state)))
+                    decisions.append(
+                        self.cube_turn(replace(turn, kind="roll", state=state), self.cube(turn.board, state))
+                    )
                 decisions.append(self.move(turn))
             elif turn.kind == "double":
                 pending = self.cube(turn.board, turn.state)
@@ -189,8 +232,16 @@ class Analyser:
                 decision = pending or self.cube(np.ascontiguousarray(turn.board[::-1]), turn.state)
                 decisions.append(self.cube_turn(turn, decision))
                 pending = None
-        stats = tuple(PlayerStats.of(name, [d for d in decisions if d.player == k])
-                      for k, name in enumerate(match.players))
-        return MatchAnalysis(str(match.path or ""), match.players, match.length, match.final_score, self.ply,
-                             self.agent.name, decisions, stats)
-
+        first, second = (
+            PlayerStats.of(name, [d for d in decisions if d.player == k]) for k, name in enumerate(match.players)
+        )
+        return MatchAnalysis(
+            str(match.path or ""),
+            match.players,
+            match.length,
+            match.final_score,
+            self.ply,
+            self.agent.name,
+            decisions,
+            (first, second),
+        )

@@ -73,9 +73,18 @@ def read_summary(path: Path, mtime: float) -> MatchSummary | None:
         data = json.loads(path.read_text(encoding="utf-8"))
         header = data["header"]
         score, games = summarise_actions(data["actions"])
-        return MatchSummary(path.name, str(header.get("mat", "")), str(header.get("user", "")),
-                            str(header.get("opponent", "")), int(header.get("length") or 0),
-                            str(header.get("started", "")), mtime, str(data.get("status", PLAYING)), score, games)
+        return MatchSummary(
+            path.name,
+            str(header.get("mat", "")),
+            str(header.get("user", "")),
+            str(header.get("opponent", "")),
+            int(header.get("length") or 0),
+            str(header.get("started", "")),
+            mtime,
+            str(data.get("status", PLAYING)),
+            score,
+            games,
+        )
     except (OSError, ValueError, KeyError, TypeError, IndexError):
         return None
 
@@ -117,8 +126,9 @@ class MatchIndex:
         changed |= len(fresh) != len(cached)
         if changed:
             try:
-                write_atomically(self.path, json.dumps({"version": INDEX_VERSION, "matches": fresh},
-                                                       separators=(",", ":")))
+                write_atomically(
+                    self.path, json.dumps({"version": INDEX_VERSION, "matches": fresh}, separators=(",", ":"))
+                )
             except OSError:
                 pass  # a read-only data directory: read again next time
         found = []

@@ -13,7 +13,7 @@ import datetime as dt
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import structlog
 
@@ -27,7 +27,7 @@ log = structlog.get_logger("fibsbot.owner")
 
 
 def _now() -> str:
-    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
 
 
 class OwnerRecords(NullObserver):
@@ -35,8 +35,8 @@ class OwnerRecords(NullObserver):
         self.folder = owner_dir(data_dir)
         self.user = user
         self.state: dict[str, Any] = {}
-        self._last: tuple[float, int] | None = None
-        self._ratings = None
+        self._last: tuple[float | None, int | None] | None = None  # (rating, experience) last recorded
+        self._ratings: TextIO | None = None
 
     def started(self, **details: Any) -> None:
         """The daemon is up: ``details`` are server, port, agent and the like."""

@@ -163,14 +163,16 @@ def _mark_crawford(length: int, games: list[MatGame], named: str | None, breache
     else:
         crawford = next((game for game in games if named.strip().isdigit() and game.number == int(named)), None)
         if crawford is None or length - 1 not in crawford.score or max(crawford.score) >= length:
-            raise MatFileError(f'{source}: header {CRAWFORD_GAME_HEADER} "{named}" names no game of this file '
-                               f"that begins with a player at {length - 1}")
+            raise MatFileError(
+                f'{source}: header {CRAWFORD_GAME_HEADER} "{named}" names no game of this file '
+                f"that begins with a player at {length - 1}"
+            )
     if crawford is None:
         return
     crawford.crawford = True
     crawford.server_allowed_doubles = any(
         (found := _BREACH_GAME.match(text)) is not None and int(found.group(1)) == crawford.number for text in breaches
-    )  # fmt: skip
+    )
 
 
 def _line_actions(line: str, lineno: int, where: str) -> list[MatAction]:
@@ -207,8 +209,9 @@ def _entry(words: list[str], player: int, lineno: int, number: int, where: str) 
     head, text = words[0], " ".join(words)
     roll = _ROLL.match(head)
     if roll:
-        return MatAction("move", player, (int(roll.group(1)), int(roll.group(2))), " ".join(words[1:]),
-                         line=lineno, number=number)
+        return MatAction(
+            "move", player, (int(roll.group(1)), int(roll.group(2))), " ".join(words[1:]), line=lineno, number=number
+        )
     lowered = head.lower()
     if lowered == "doubles":
         double = _DOUBLES.match(text)

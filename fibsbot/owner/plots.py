@@ -7,8 +7,8 @@ when there is nothing to draw.  matplotlib is an optional extra
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 
 class MissingMatplotlib(RuntimeError):
@@ -93,8 +93,14 @@ def rating_plot(path: Path, lines: Sequence[dict]) -> Path | None:
     return _save(fig, path)
 
 
-def per_match_plot(path: Path, title: str, ylabel: str, ours: Sequence[float], theirs: Sequence[float],
-                   names: tuple[str, str] = ("our bot", "opponents")) -> Path | None:
+def per_match_plot(
+    path: Path,
+    title: str,
+    ylabel: str,
+    ours: Sequence[float],
+    theirs: Sequence[float],
+    names: tuple[str, str] = ("our bot", "opponents"),
+) -> Path | None:
     """Two series per analysed match (error rate, luck rate), with their means."""
     if not ours:
         return None
@@ -140,8 +146,14 @@ def promotions_plot(path: Path, promotions: Sequence[dict]) -> Path | None:
     plt = require_matplotlib()
     fig, ax = plt.subplots(figsize=(8, 3.2))
     x = range(1, len(measured) + 1)
-    ax.errorbar(x, [p["ppg"] for p in measured], yerr=[2 * p.get("stderr", 0.0) for p in measured],
-                fmt="o-", color="tab:green", capsize=4)
+    ax.errorbar(
+        x,
+        [p["ppg"] for p in measured],
+        yerr=[2 * p.get("stderr", 0.0) for p in measured],
+        fmt="o-",
+        color="tab:green",
+        capsize=4,
+    )
     ax.set_xticks(list(x), [p["version"][:15] for p in measured], rotation=20, fontsize=7)
     ax.set_ylabel("ppg vs pubeval")
     ax.set_title("Net promotions: strength against pubeval (+/- 2 s.e.)")

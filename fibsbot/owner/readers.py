@@ -83,7 +83,7 @@ def daemon_state(data_dir: Path) -> dict | None:
     state["running"] = running
     if running and state.get("started"):
         started = dt.datetime.fromisoformat(state["started"])
-        state["uptime_s"] = round((dt.datetime.now(dt.timezone.utc) - started).total_seconds())
+        state["uptime_s"] = round((dt.datetime.now(dt.UTC) - started).total_seconds())
     return state
 
 
@@ -128,8 +128,9 @@ def queue_growth(data_dir: Path) -> list[tuple[str, int]]:
     path = Path(data_dir) / "queue.sqlite"
     if not path.exists():
         return []
-    rows = query_queue(path, "SELECT substr(created_at, 1, 10) AS day, COUNT(*) FROM disagreements "
-                             "GROUP BY day ORDER BY day")
+    rows = query_queue(
+        path, "SELECT substr(created_at, 1, 10) AS day, COUNT(*) FROM disagreements GROUP BY day ORDER BY day"
+    )
     return [(str(day), int(n)) for day, n in rows]
 
 
@@ -151,9 +152,16 @@ def strength_figures(card: dict) -> dict:
     """A card's measured strength in one shape: ``ppg`` (with ``stderr``) against pubeval, ``benchmark_error``."""
     strength = card.get("strength") or {}
     ppg = strength.get("ppg_vs_pubeval", strength.get("ppg"))
-    return {k: v for k, v in (("ppg", ppg), ("stderr", strength.get("stderr")),
-                              ("benchmark_error", strength.get("benchmark_error")),
-                              ("games", strength.get("games"))) if v is not None}
+    return {
+        k: v
+        for k, v in (
+            ("ppg", ppg),
+            ("stderr", strength.get("stderr")),
+            ("benchmark_error", strength.get("benchmark_error")),
+            ("games", strength.get("games")),
+        )
+        if v is not None
+    }
 
 
 def _store_versions(store: Path) -> list[str]:
@@ -179,8 +187,12 @@ def net_in_use(data_dir: Path) -> dict:
     except OSError:
         version = None
     if version is not None and (current / STORE_CARD).exists():
-        return {"source": "promoted", "version": version, "promoted": _version_time(version),
-                **strength_figures(_card(current / STORE_CARD))}
+        return {
+            "source": "promoted",
+            "version": version,
+            "promoted": _version_time(version),
+            **strength_figures(_card(current / STORE_CARD)),
+        }
     card = _card(Path(nets.__file__).resolve().parent / "default.json")
     return {"source": "shipped", "version": card.get("name", "default"), "promoted": None, **strength_figures(card)}
 
@@ -198,5 +210,5 @@ def retrains(data_dir: Path) -> list[dict]:
         return []
     except (OSError, ValueError) as exc:
         raise DataDirError(f"{last}: unreadable ({exc})") from exc
-    report.setdefault("finished", dt.datetime.fromtimestamp(last.stat().st_mtime, dt.timezone.utc).isoformat())
+    report.setdefault("finished", dt.datetime.fromtimestamp(last.stat().st_mtime, dt.UTC).isoformat())
     return [report]

@@ -9,8 +9,8 @@ end is a ``MatFileError`` naming the file's line.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from typing import Iterator
 
 import numpy as np
 
@@ -57,6 +57,7 @@ def _view(board0: np.ndarray, player: int) -> np.ndarray:
 
 def _played(view: np.ndarray, action: MatAction, where: str):
     """(steps, result board, number of legal results) of a move as written."""
+    assert action.dice is not None  # matread reads every move with its roll
     d1, d2 = action.dice
     results = legal_moves(Position(view), d1, d2)
     if not action.text:
@@ -68,7 +69,7 @@ def _played(view: np.ndarray, action: MatAction, where: str):
     except NotationError as exc:
         raise MatFileError(f"{where}: {exc}") from exc
     after = apply_steps(view, steps)
-    for move, position in results:
+    for _move, position in results:
         if np.array_equal(position.board, after):
             return tuple(steps), position.board.copy(), len(results)
     raise MatFileError(f"{where}: {d1}{d2}: {action.text} is not a legal move here")
@@ -90,16 +91,34 @@ def replay_turns(match: MatMatch) -> Iterator[Turn]:
             player = action.player
             doubler = offered if offered is not None else player
             # a cube the server let be turned in the Crawford game leaves a game the engine sees as after it
-            state = MatchState(cube=cube, cube_owner=owner, on_roll=doubler, crawford=game.crawford and cube == 1,
-                               match_length=match.length, score=score)
+            state = MatchState(
+                cube=cube,
+                cube_owner=owner,
+                on_roll=doubler,
+                crawford=game.crawford and cube == 1,
+                match_length=match.length,
+                score=score,
+            )
             if action.kind == "move":
                 if offered is not None:
                     raise MatFileError(f"{where}: a move while a double awaits its answer")
+                assert action.dice is not None  # matread reads every move with its roll
                 view = _view(board0, player)
                 steps, after, legal = _played(view, action, where)
-                yield Turn(game.number, action.number, "move", player, view, replace(state, dice=action.dice),
-                           action.dice, steps, after, legal, opening=first_move,
-                           cube_available=not first_move and may_double(state))
+                yield Turn(
+                    game.number,
+                    action.number,
+                    "move",
+                    player,
+                    view,
+                    replace(state, dice=action.dice),
+                    action.dice,
+                    steps,
+                    after,
+                    legal,
+                    opening=first_move,
+                    cube_available=not first_move and may_double(state),
+                )
                 board0 = _view(after, player)
                 first_move = False
                 decided = bool(after[0].sum() == 0)
@@ -114,8 +133,14 @@ def replay_turns(match: MatMatch) -> Iterator[Turn]:
             elif action.kind in ("take", "drop"):
                 if offered is None or offered == player:
                     raise MatFileError(f"{where}: a {action.kind} without a double to answer")
-                yield Turn(game.number, action.number, action.kind, player, _view(board0, player),
-                           replace(state, to_decide=player, doubled=True))
+                yield Turn(
+                    game.number,
+                    action.number,
+                    action.kind,
+                    player,
+                    _view(board0, player),
+                    replace(state, to_decide=player, doubled=True),
+                )
                 if action.kind == "take":
                     cube, owner, offered = cube * 2, player, None
                 else:

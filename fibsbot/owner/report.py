@@ -20,8 +20,13 @@ from fibsbot.owner.analysis_io import load_analyses, save_analysis
 from fibsbot.owner.index import MatchIndex
 from fibsbot.owner.matread import MatFileError, read_mat
 from fibsbot.owner.plots import (
-    per_match_plot, promotions_plot, queue_plot, rating_plot, require_matplotlib, results_plot,
-)  # fmt: skip
+    per_match_plot,
+    promotions_plot,
+    queue_plot,
+    rating_plot,
+    require_matplotlib,
+    results_plot,
+)
 from fibsbot.owner.readers import promotions, queue_growth, ratings
 from fibsbot.owner.status import collect_status, format_status
 
@@ -43,8 +48,9 @@ class ReportResult:
     skipped: list[str] = field(default_factory=list)
 
 
-def analyse_missing(data_dir: Path, limit: int, ply: int, net: str, known: dict[str, MatchAnalysis],
-                    result: ReportResult) -> None:
+def analyse_missing(
+    data_dir: Path, limit: int, ply: int, net: str, known: dict[str, MatchAnalysis], result: ReportResult
+) -> None:
     """Analyse up to ``limit`` of the newest finished matches that have no kept analysis."""
     if limit <= 0:
         return
@@ -71,23 +77,50 @@ def _decision_rows(items: list[tuple[MatchAnalysis, Decision]], match_play_units
     for analysis, d in items:
         dice = f"{d.dice[0]}{d.dice[1]}" if d.dice else ""
         cost = f"{100 * d.cost:.2f}%" if analysis.length else f"{d.cost:.3f}"
-        cells = [Path(analysis.file).stem[:22], f"{d.game}.{d.number}", analysis.players[d.player], d.kind, dice,
-                 d.played, d.best, f"{d.loss:.3f}", cost, d.mark, f"{d.position_id}:{d.match_id}"]
+        cells = [
+            Path(analysis.file).stem[:22],
+            f"{d.game}.{d.number}",
+            analysis.players[d.player],
+            d.kind,
+            dice,
+            d.played,
+            d.best,
+            f"{d.loss:.3f}",
+            cost,
+            d.mark,
+            f"{d.position_id}:{d.match_id}",
+        ]
         rows.append("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells) + "</tr>")
-    head = ["match", "game.move", "player", "decision", "roll", "played", "best", "equity lost",
-            "MWC lost" if match_play_units else "cost", "mark", "Position ID:Match ID (paste into gnubg)"]
-    return ("<table><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>" + "".join(rows) + "</table>"
-            if rows else "<p>No decision here lost equity in the analysed matches.</p>" if analysed
-            else "<p>No analysed decisions yet: run <code>fibsbot analyse</code> on the matches.</p>")
+    head = [
+        "match",
+        "game.move",
+        "player",
+        "decision",
+        "roll",
+        "played",
+        "best",
+        "equity lost",
+        "MWC lost" if match_play_units else "cost",
+        "mark",
+        "Position ID:Match ID (paste into gnubg)",
+    ]
+    return (
+        "<table><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>" + "".join(rows) + "</table>"
+        if rows
+        else "<p>No decision here lost equity in the analysed matches.</p>"
+        if analysed
+        else "<p>No analysed decisions yet: run <code>fibsbot analyse</code> on the matches.</p>"
+    )
 
 
 def _worst(analyses: list[MatchAnalysis], ours: bool, count: int) -> list[tuple[MatchAnalysis, Decision]]:
-    found = [(a, d) for a in analyses for d in a.decisions
-             if (d.player == 0) == ours and d.loss >= LEAST_LISTED_LOSS]
+    found = [(a, d) for a in analyses for d in a.decisions if (d.player == 0) == ours and d.loss >= LEAST_LISTED_LOSS]
     return sorted(found, key=lambda item: (item[1].cost, item[1].loss), reverse=True)[:count]
 
 
-def build_report(data_dir: Path, out_dir: Path, *, analyse: int = 5, ply: int = 2, net: str = "default") -> ReportResult:
+def build_report(
+    data_dir: Path, out_dir: Path, *, analyse: int = 5, ply: int = 2, net: str = "default"
+) -> ReportResult:
     require_matplotlib()  # fail before any work
     data_dir, out_dir = Path(data_dir), Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -100,32 +133,55 @@ def build_report(data_dir: Path, out_dir: Path, *, analyse: int = 5, ply: int = 
     analyses = sorted(known.values(), key=lambda a: (order.get(Path(a.file).name, len(order)), a.file))
 
     pictures = [
-        ("Results over time", results_plot(out_dir / "results.png", [s.won for s in finished],
-                                           [s.score for s in finished])),
+        (
+            "Results over time",
+            results_plot(out_dir / "results.png", [s.won for s in finished], [s.score for s in finished]),
+        ),
         ("Rating on the server", rating_plot(out_dir / "rating.png", ratings(data_dir))),
-        ("Error rate per analysed match", per_match_plot(
-            out_dir / "errors.png", "Error rate per match (overall, mEMG per decision)", "mEMG",
-            [a.stats[0].overall_rate for a in analyses], [a.stats[1].overall_rate for a in analyses])),
-        ("Luck per analysed match", per_match_plot(
-            out_dir / "luck.png", "Luck per match (mEMG per roll, 0-ply)", "mEMG",
-            [a.stats[0].luck_rate for a in analyses], [a.stats[1].luck_rate for a in analyses])),
+        (
+            "Error rate per analysed match",
+            per_match_plot(
+                out_dir / "errors.png",
+                "Error rate per match (overall, mEMG per decision)",
+                "mEMG",
+                [a.stats[0].overall_rate for a in analyses],
+                [a.stats[1].overall_rate for a in analyses],
+            ),
+        ),
+        (
+            "Luck per analysed match",
+            per_match_plot(
+                out_dir / "luck.png",
+                "Luck per match (mEMG per roll, 0-ply)",
+                "mEMG",
+                [a.stats[0].luck_rate for a in analyses],
+                [a.stats[1].luck_rate for a in analyses],
+            ),
+        ),
         ("Training queue", queue_plot(out_dir / "queue.png", queue_growth(data_dir))),
         ("Net promotions", promotions_plot(out_dir / "promotions.png", promotions(data_dir))),
     ]
     result.images = [p for _, p in pictures if p is not None]
     sections = []
     for title, picture in pictures:
-        body = (f'<img src="{picture.name}" alt="{html.escape(title)}">' if picture is not None
-                else "<p class=none>Nothing to draw yet.</p>")
+        body = (
+            f'<img src="{picture.name}" alt="{html.escape(title)}">'
+            if picture is not None
+            else "<p class=none>Nothing to draw yet.</p>"
+        )
         sections.append(f"<section><h2>{html.escape(title)}</h2>{body}</section>")
     match_play = any(a.length for a in analyses)
     depth = sorted({f"{a.ply}-ply" for a in analyses})
     page = _PAGE.format(
-        generated=dt.datetime.now().strftime("%Y-%m-%d %H:%M"), data_dir=html.escape(str(data_dir)),
-        status=html.escape(format_status(status)), sections="\n".join(sections),
-        analysed=plural(len(analyses), "match", "matches"), depth=", ".join(depth) or "-",
+        generated=dt.datetime.now().strftime("%Y-%m-%d %H:%M"),
+        data_dir=html.escape(str(data_dir)),
+        status=html.escape(format_status(status)),
+        sections="\n".join(sections),
+        analysed=plural(len(analyses), "match", "matches"),
+        depth=", ".join(depth) or "-",
         ours=_decision_rows(_worst(analyses, True, WORST_OURS), match_play, len(analyses)),
-        theirs=_decision_rows(_worst(analyses, False, WORST_THEIRS), match_play, len(analyses)))
+        theirs=_decision_rows(_worst(analyses, False, WORST_THEIRS), match_play, len(analyses)),
+    )
     result.page.write_text(page, encoding="utf-8")
     return result
 
@@ -148,7 +204,8 @@ td:last-child {{ font-family: monospace; }}
 {sections}
 <h2>Our worst decisions</h2>
 <p>{analysed} analysed ({depth}); equity lost is normalised to the cube (EMG), MWC lost the match
-winning chances given away. Paste the Position ID and Match ID into GNU Backgammon (Edit, Paste) to see the position.</p>
+winning chances given away.
+Paste the Position ID and Match ID into GNU Backgammon (Edit, Paste) to see the position.</p>
 {ours}
 <h2>The opponents' worst decisions</h2>
 {theirs}

@@ -10,8 +10,9 @@ rate over both, as gnubg divides them.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 DOUBTFUL, BAD, VERY_BAD = 0.03, 0.06, 0.12
 LUCKY, VERY_LUCKY = 0.3, 0.6
@@ -64,7 +65,7 @@ class PlayerStats:
     cube_cost: float = 0.0
 
     @classmethod
-    def of(cls, name: str, decisions: Iterable[Any]) -> "PlayerStats":
+    def of(cls, name: str, decisions: Iterable[Any]) -> PlayerStats:
         stats = cls(name)
         for d in decisions:
             stats.add(d)
@@ -116,11 +117,16 @@ class PlayerStats:
 
     def as_dict(self) -> dict:
         out = asdict(self)
-        out.update(chequer_rate=self.chequer_rate, cube_rate=self.cube_rate, overall_rate=self.overall_rate,
-                   overall_rate_mwc=self.overall_rate_mwc, luck_rate=self.luck_rate)
+        out.update(
+            chequer_rate=self.chequer_rate,
+            cube_rate=self.cube_rate,
+            overall_rate=self.overall_rate,
+            overall_rate_mwc=self.overall_rate_mwc,
+            luck_rate=self.luck_rate,
+        )
         return out
 
     @classmethod
-    def from_dict(cls, data: dict) -> "PlayerStats":
+    def from_dict(cls, data: dict) -> PlayerStats:
         names = cls.__dataclass_fields__
         return cls(**{k: v for k, v in data.items() if k in names})

@@ -15,8 +15,9 @@ RATING_TREND_LINES = 20  # the trend compares the latest rating with the one thi
 
 def totals(summaries: list[MatchSummary]) -> dict:
     """Finished matches and points, overall and by match length."""
-    by_length: dict[int, dict] = defaultdict(lambda: {"matches": 0, "won": 0, "lost": 0,
-                                                       "points_won": 0, "points_lost": 0})
+    by_length: dict[int | str, dict] = defaultdict(
+        lambda: {"matches": 0, "won": 0, "lost": 0, "points_won": 0, "points_lost": 0}
+    )
     for s in summaries:
         if not s.finished:
             continue
@@ -36,8 +37,16 @@ def current_match(data_dir: Path, summaries: list[MatchSummary]) -> dict | None:
     if not playing:
         return None
     newest = playing[-1]
-    info = {"opponent": newest.opponent, "length": newest.length, "score": list(newest.score),
-            "started": newest.started, "record": newest.mat, "cube": 1, "cube_owner": None, "game": newest.games}
+    info = {
+        "opponent": newest.opponent,
+        "length": newest.length,
+        "score": list(newest.score),
+        "started": newest.started,
+        "record": newest.mat,
+        "cube": 1,
+        "cube_owner": None,
+        "game": newest.games,
+    }
     path = Path(data_dir) / "matches" / newest.journal
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -48,8 +57,9 @@ def current_match(data_dir: Path, summaries: list[MatchSummary]) -> dict | None:
     info["score"] = list(recorder.score)
     if game is not None:
         owner = game.cube_owner
-        info.update(cube=game.cube, cube_owner=None if owner is None else ("us" if owner == 0 else "them"),
-                    game=game.number)
+        info.update(
+            cube=game.cube, cube_owner=None if owner is None else ("us" if owner == 0 else "them"), game=game.number
+        )
     return info
 
 
@@ -58,9 +68,14 @@ def rating_trend(lines: list[dict]) -> dict | None:
         return None
     last = lines[-1]
     back = lines[max(0, len(lines) - 1 - RATING_TREND_LINES)]
-    return {"rating": last["rating"], "experience": last.get("experience"), "time": last["time"],
-            "change": round(last["rating"] - back["rating"], 2), "since": back["time"],
-            "experience_gained": (last.get("experience") or 0) - (back.get("experience") or 0)}
+    return {
+        "rating": last["rating"],
+        "experience": last.get("experience"),
+        "time": last["time"],
+        "change": round(last["rating"] - back["rating"], 2),
+        "since": back["time"],
+        "experience_gained": (last.get("experience") or 0) - (back.get("experience") or 0),
+    }
 
 
 def collect_status(data_dir: Path) -> dict:
@@ -76,17 +91,25 @@ def collect_status(data_dir: Path) -> dict:
         "rating": rating_trend(ratings(data_dir)),
         "net": net_in_use(data_dir),
         "queue": (lambda q: None if q is None else {"labelled": q.labelled, "waiting": q.waiting})(
-            queue_counts(data_dir)),
+            queue_counts(data_dir)
+        ),
         "last_retrain": _retrain_figures(history[-1]) if history else None,
     }
 
 
 def _retrain_figures(report: dict) -> dict:
     inc, cand = report.get("incumbent") or {}, report.get("candidate") or {}
-    return {"finished": report.get("finished"), "promoted": bool(report.get("promoted")),
-            "version": report.get("version"), "positions": report.get("training_positions"),
-            "error_before": inc.get("error"), "error_after": cand.get("error"),
-            "ppg_before": inc.get("ppg"), "ppg_after": cand.get("ppg"), "reason": report.get("reason")}
+    return {
+        "finished": report.get("finished"),
+        "promoted": bool(report.get("promoted")),
+        "version": report.get("version"),
+        "positions": report.get("training_positions"),
+        "error_before": inc.get("error"),
+        "error_after": cand.get("error"),
+        "ppg_before": inc.get("ppg"),
+        "ppg_after": cand.get("ppg"),
+        "reason": report.get("reason"),
+    }
 
 
 def is_empty(data_dir: Path) -> bool:
@@ -94,8 +117,12 @@ def is_empty(data_dir: Path) -> bool:
     data_dir = Path(data_dir)
     matches = data_dir / "matches"
     has_matches = matches.is_dir() and any(p.name.endswith(SUFFIX) for p in matches.iterdir())
-    return not (has_matches or (data_dir / "queue.sqlite").exists() or (data_dir / "owner").exists()
-                or (data_dir / "nets").exists())
+    return not (
+        has_matches
+        or (data_dir / "queue.sqlite").exists()
+        or (data_dir / "owner").exists()
+        or (data_dir / "nets").exists()
+    )
 
 
 def _duration(seconds: int) -> str:
@@ -111,8 +138,9 @@ def _number(value, spec: str) -> str:
 def _figures(net: dict) -> str:
     parts = []
     if "ppg" in net:
-        parts.append(f"{net['ppg']:+.3f}" + (f" +/- {net['stderr']:.3f}" if "stderr" in net else "")
-                     + " ppg vs pubeval")
+        parts.append(
+            f"{net['ppg']:+.3f}" + (f" +/- {net['stderr']:.3f}" if "stderr" in net else "") + " ppg vs pubeval"
+        )
     if "benchmark_error" in net:
         parts.append(f"benchmark error {net['benchmark_error']:.2f}")
     return ", ".join(parts) or "no measured figures"
@@ -124,42 +152,60 @@ def format_status(status: dict) -> str:
     if daemon is None:
         lines.append("daemon: no record of a daemon run here (fibsbot run writes one)")
     elif daemon["running"]:
-        lines.append(f"daemon: running, pid {daemon['pid']}, up {_duration(daemon.get('uptime_s', 0))}, "
-                     f"{daemon.get('user')} on {daemon.get('server')}:{daemon.get('port')}, {daemon.get('agent')}")
+        lines.append(
+            f"daemon: running, pid {daemon['pid']}, up {_duration(daemon.get('uptime_s', 0))}, "
+            f"{daemon.get('user')} on {daemon.get('server')}:{daemon.get('port')}, {daemon.get('agent')}"
+        )
     else:
-        lines.append(f"daemon: not running (last started {daemon.get('started')}, "
-                     f"stopped {daemon.get('stopped') or 'without a clean stop'})")
+        lines.append(
+            f"daemon: not running (last started {daemon.get('started')}, "
+            f"stopped {daemon.get('stopped') or 'without a clean stop'})"
+        )
     match = status["current_match"]
     if match:
         owner = f", owned by {match['cube_owner']}" if match["cube_owner"] else ""
-        lines.append(f"current match: vs {match['opponent']}, {match['length']}-point, score "
-                     f"{match['score'][0]}-{match['score'][1]}, game {match['game']}, cube {match['cube']}{owner}")
+        lines.append(
+            f"current match: vs {match['opponent']}, {match['length']}-point, score "
+            f"{match['score'][0]}-{match['score'][1]}, game {match['game']}, cube {match['cube']}{owner}"
+        )
     t = status["totals"]
-    lines.append(f"matches: {t['matches']} finished, won {t['won']}, lost {t['lost']}; "
-                 f"points {t['points_won']} won, {t['points_lost']} lost"
-                 + (f"; {status['unfinished']} unfinished" if status["unfinished"] else ""))
+    lines.append(
+        f"matches: {t['matches']} finished, won {t['won']}, lost {t['lost']}; "
+        f"points {t['points_won']} won, {t['points_lost']} lost"
+        + (f"; {status['unfinished']} unfinished" if status["unfinished"] else "")
+    )
     for length, row in t["by_length"].items():
         name = "unlimited" if length == "0" else f"{length}-point"
         matches = f"{row['matches']} match" + ("es" if row["matches"] != 1 else "")
-        lines.append(f"  {name:>10}: {matches}, won {row['won']}, lost {row['lost']}, "
-                     f"points {row['points_won']}-{row['points_lost']}")
+        lines.append(
+            f"  {name:>10}: {matches}, won {row['won']}, lost {row['lost']}, "
+            f"points {row['points_won']}-{row['points_lost']}"
+        )
     rating = status["rating"]
-    lines.append("rating: none seen yet" if rating is None else
-                 f"rating: {rating['rating']:.2f}, experience {rating['experience']} "
-                 f"({rating['change']:+.2f} and {rating['experience_gained']} experience since {rating['since']})")
+    lines.append(
+        "rating: none seen yet"
+        if rating is None
+        else f"rating: {rating['rating']:.2f}, experience {rating['experience']} "
+        f"({rating['change']:+.2f} and {rating['experience_gained']} experience since {rating['since']})"
+    )
     net = status["net"]
     when = f", promoted {net['promoted']}" if net.get("promoted") else ""
     lines.append(f"net: {net['source']} {net['version']}{when}: {_figures(net)}")
     queue = status["queue"]
-    lines.append("queue: none yet" if queue is None else
-                 f"queue: {queue['labelled'] + queue['waiting']} positions, {queue['waiting']} waiting, "
-                 f"{queue['labelled']} labelled")
+    lines.append(
+        "queue: none yet"
+        if queue is None
+        else f"queue: {queue['labelled'] + queue['waiting']} positions, {queue['waiting']} waiting, "
+        f"{queue['labelled']} labelled"
+    )
     r = status["last_retrain"]
     if r is None:
         lines.append("last retrain: never")
     else:
-        lines.append(f"last retrain: {r['finished'] or 'time unknown'}, {r['positions']} positions, benchmark error "
-                     f"{_number(r['error_before'], '.2f')} -> {_number(r['error_after'], '.2f')}, ppg vs pubeval "
-                     f"{_number(r['ppg_before'], '+.3f')} -> {_number(r['ppg_after'], '+.3f')}, "
-                     + (f"promoted as {r['version']}" if r["promoted"] else "not promoted"))
+        lines.append(
+            f"last retrain: {r['finished'] or 'time unknown'}, {r['positions']} positions, benchmark error "
+            f"{_number(r['error_before'], '.2f')} -> {_number(r['error_after'], '.2f')}, ppg vs pubeval "
+            f"{_number(r['ppg_before'], '+.3f')} -> {_number(r['ppg_after'], '+.3f')}, "
+            + (f"promoted as {r['version']}" if r["promoted"] else "not promoted")
+        )
     return "\n".join(lines)

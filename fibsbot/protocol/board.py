@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from engine.rules.position import BAR, NUM_CHECKERS, Position
 
 X = -1
-O = 1
+O = 1  # noqa: E741  (FIBS's own name for the colour)
 UNLIMITED = 9999  # FIBS writes this match length for unlimited (money) sessions
 NUM_FIELDS = 53
 
@@ -62,9 +62,7 @@ class FibsBoard(BaseModel):
     match_length: int = Field(ge=0)
     player_score: int = Field(ge=0)
     opponent_score: int = Field(ge=0)
-    board: tuple[Annotated[int, Field(ge=-NUM_CHECKERS, le=NUM_CHECKERS)], ...] = Field(
-        min_length=26, max_length=26
-    )
+    board: tuple[Annotated[int, Field(ge=-NUM_CHECKERS, le=NUM_CHECKERS)], ...] = Field(min_length=26, max_length=26)
     turn: Literal[-1, 0, 1]  # colour the server waits for; 0 between games
     player_dice: Dice
     opponent_dice: Dice
@@ -90,12 +88,10 @@ class FibsBoard(BaseModel):
     redoubles: int = Field(ge=0)
 
     @model_validator(mode="after")
-    def _consistent(self) -> "FibsBoard":
+    def _consistent(self) -> FibsBoard:
         expected_home = 0 if self.direction == -1 else 25
         if self.home != expected_home or self.bar != 25 - expected_home:
-            raise ValueError(
-                f"home {self.home} / bar {self.bar} do not fit direction {self.direction}"
-            )
+            raise ValueError(f"home {self.home} / bar {self.bar} do not fit direction {self.direction}")
         for dice, who in ((self.player_dice, "player"), (self.opponent_dice, "opponent")):
             if (dice[0] == 0) != (dice[1] == 0):
                 raise ValueError(f"{who} dice {dice} half set")
@@ -103,9 +99,7 @@ class FibsBoard(BaseModel):
         for row, off, who in ((ours, self.player_off, "player"), (theirs, self.opponent_off, "opponent")):
             on_board = int(row.sum())
             if on_board + off != NUM_CHECKERS:
-                raise ValueError(
-                    f"{who} has {on_board} checkers on the board and {off} off, not {NUM_CHECKERS}"
-                )
+                raise ValueError(f"{who} has {on_board} checkers on the board and {off} off, not {NUM_CHECKERS}")
         return self
 
     # --- perspective -------------------------------------------------------------
@@ -226,14 +220,33 @@ class FibsBoard(BaseModel):
 
     def to_line(self) -> str:
         fields: list[Any] = [
-            "board", self.player, self.opponent, self.match_length,
-            self.player_score, self.opponent_score, *self.board, self.turn,
-            *self.player_dice, *self.opponent_dice, self.cube,
-            int(self.player_may_double), int(self.opponent_may_double), self.was_doubled,
-            self.colour, self.direction, self.home, self.bar,
-            self.player_off, self.opponent_off, self.player_bar_field, self.opponent_bar_field,
-            self.can_move, int(self.no_crawford), int(self.post_crawford), self.redoubles,
-        ]  # fmt: skip
+            "board",
+            self.player,
+            self.opponent,
+            self.match_length,
+            self.player_score,
+            self.opponent_score,
+            *self.board,
+            self.turn,
+            *self.player_dice,
+            *self.opponent_dice,
+            self.cube,
+            int(self.player_may_double),
+            int(self.opponent_may_double),
+            self.was_doubled,
+            self.colour,
+            self.direction,
+            self.home,
+            self.bar,
+            self.player_off,
+            self.opponent_off,
+            self.player_bar_field,
+            self.opponent_bar_field,
+            self.can_move,
+            int(self.no_crawford),
+            int(self.post_crawford),
+            self.redoubles,
+        ]
         return ":".join(str(field) for field in fields)
 
     @classmethod
@@ -260,7 +273,7 @@ class FibsBoard(BaseModel):
         no_crawford: bool = False,
         post_crawford: bool = False,
         redoubles: int = 0,
-    ) -> "FibsBoard":
+    ) -> FibsBoard:
         """A board from our row and theirs (engine layout); ``on_roll`` sets the turn field."""
         ours = np.asarray(ours, dtype=np.int64)
         theirs = np.asarray(theirs, dtype=np.int64)
@@ -277,18 +290,35 @@ class FibsBoard(BaseModel):
         cells[bar] = colour * int(ours[BAR])
         cells[home] = -colour * int(theirs[BAR])
         turn = {"us": colour, "them": -colour, None: 0}[on_roll]
-        return cls(
-            player=player, opponent=opponent, match_length=match_length,
-            player_score=player_score, opponent_score=opponent_score, board=tuple(cells),
-            turn=turn, player_dice=player_dice, opponent_dice=opponent_dice, cube=cube,
-            player_may_double=player_may_double, opponent_may_double=opponent_may_double,
-            was_doubled=was_doubled, colour=colour, direction=direction, home=home, bar=bar,
+        # plain ints for the Literal fields: pydantic validates them
+        values: dict[str, Any] = dict(
+            player=player,
+            opponent=opponent,
+            match_length=match_length,
+            player_score=player_score,
+            opponent_score=opponent_score,
+            board=tuple(cells),
+            turn=turn,
+            player_dice=player_dice,
+            opponent_dice=opponent_dice,
+            cube=cube,
+            player_may_double=player_may_double,
+            opponent_may_double=opponent_may_double,
+            was_doubled=was_doubled,
+            colour=colour,
+            direction=direction,
+            home=home,
+            bar=bar,
             player_off=NUM_CHECKERS - int(ours.sum()),
             opponent_off=NUM_CHECKERS - int(theirs.sum()),
-            player_bar_field=int(ours[BAR]), opponent_bar_field=int(theirs[BAR]),
-            can_move=can_move, no_crawford=no_crawford, post_crawford=post_crawford,
+            player_bar_field=int(ours[BAR]),
+            opponent_bar_field=int(theirs[BAR]),
+            can_move=can_move,
+            no_crawford=no_crawford,
+            post_crawford=post_crawford,
             redoubles=redoubles,
-        )  # fmt: skip
+        )
+        return cls(**values)
 
 
 def _int_field(fields: list[str], index: int) -> int:
@@ -314,31 +344,48 @@ def parse_board_line(line: str) -> FibsBoard:
         raise BoardLineError(f"field 0 must be 'board', got {fields[0]!r}")
     num = [0, 0, 0] + [_int_field(fields, i) for i in range(3, NUM_FIELDS)]
     try:
-        return FibsBoard(
-            player=fields[1], opponent=fields[2], match_length=num[3],
-            player_score=num[4], opponent_score=num[5], board=tuple(num[6:32]), turn=num[32],
-            player_dice=(num[33], num[34]), opponent_dice=(num[35], num[36]), cube=num[37],
-            player_may_double=_flag_field(fields, 38), opponent_may_double=_flag_field(fields, 39),
-            was_doubled=num[40], colour=num[41], direction=num[42], home=num[43], bar=num[44],
-            player_off=num[45], opponent_off=num[46],
-            player_bar_field=num[47], opponent_bar_field=num[48], can_move=num[49],
-            no_crawford=num[50] != 0, post_crawford=num[51] != 0, redoubles=num[52],
-        )  # fmt: skip
+        # plain ints for the Literal fields: pydantic validates them, as it does any line
+        values: dict[str, Any] = dict(
+            player=fields[1],
+            opponent=fields[2],
+            match_length=num[3],
+            player_score=num[4],
+            opponent_score=num[5],
+            board=tuple(num[6:32]),
+            turn=num[32],
+            player_dice=(num[33], num[34]),
+            opponent_dice=(num[35], num[36]),
+            cube=num[37],
+            player_may_double=_flag_field(fields, 38),
+            opponent_may_double=_flag_field(fields, 39),
+            was_doubled=num[40],
+            colour=num[41],
+            direction=num[42],
+            home=num[43],
+            bar=num[44],
+            player_off=num[45],
+            opponent_off=num[46],
+            player_bar_field=num[47],
+            opponent_bar_field=num[48],
+            can_move=num[49],
+            no_crawford=num[50] != 0,
+            post_crawford=num[51] != 0,
+            redoubles=num[52],
+        )
+        return FibsBoard(**values)
     except ValidationError as exc:
         reasons = "; ".join(
-            f"{'.'.join(str(part) for part in error['loc']) or 'board'}: {error['msg']}"
-            for error in exc.errors()
+            f"{'.'.join(str(part) for part in error['loc']) or 'board'}: {error['msg']}" for error in exc.errors()
         )
         raise BoardLineError(reasons) from None
 
 
-def format_board_line(position: Position, *, we_are_on_roll: bool, game_over: bool = False,
-                      **match_info: Any) -> str:  # fmt: skip
+def format_board_line(position: Position, *, we_are_on_roll: bool, game_over: bool = False, **match_info: Any) -> str:
     """A board line for ``position`` (row 0 on roll), seen from our seat.
 
     ``match_info`` takes the keyword arguments of ``FibsBoard.from_rows``
     (opponent, match_length, dice, cube, colour, direction, ...).
     """
     ours, theirs = position.board if we_are_on_roll else position.board[::-1]
-    on_roll = None if game_over else ("us" if we_are_on_roll else "them")
+    on_roll: Literal["us", "them"] | None = None if game_over else ("us" if we_are_on_roll else "them")
     return FibsBoard.from_rows(ours, theirs, on_roll=on_roll, **match_info).to_line()

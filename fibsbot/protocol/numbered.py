@@ -8,12 +8,31 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
 from fibsbot.protocol.events import (
-    Event, Kibitzes, Login, Logout, MessageDelivered, MessageSaved, MotdEnd, MotdStart,
-    OwnInfo, Says, Shouts, StoredMessage, Unknown, Welcome, WhoEnd, WhoInfo, Whispers,
-    YouKibitz, YouSay, YouShout, YouWhisper,
-)  # fmt: skip
+    Event,
+    Kibitzes,
+    Login,
+    Logout,
+    MessageDelivered,
+    MessageSaved,
+    MotdEnd,
+    MotdStart,
+    OwnInfo,
+    Says,
+    Shouts,
+    StoredMessage,
+    Unknown,
+    Welcome,
+    Whispers,
+    WhoEnd,
+    WhoInfo,
+    YouKibitz,
+    YouSay,
+    YouShout,
+    YouWhisper,
+)
 
 NUMBERED = re.compile(r"(?P<code>[0-9]{1,2})(?: (?P<rest>.*))?")
 _NUMBER = re.compile(r"-?[0-9]{1,12}")
@@ -74,29 +93,54 @@ def _welcome(rest: str) -> Event:
 
 
 _OWN_INFO_FLAGS = (
-    "allowpip", "autoboard", "autodouble", "automove", "away", "bell", "crawford", "double",
-)  # fmt: skip
+    "allowpip",
+    "autoboard",
+    "autodouble",
+    "automove",
+    "away",
+    "bell",
+    "crawford",
+    "double",
+)
 
 
 def _own_info(rest: str) -> Event:
     f = _fields(rest, 21)
-    values: dict[str, object] = {"name": f[0]}
+    values: dict[str, Any] = {"name": f[0]}
     values.update({key: _flag(value) for key, value in zip(_OWN_INFO_FLAGS, f[1:9])})
     return OwnInfo(
-        **values, experience=_int(f[9]), greedy=_flag(f[10]), moreboards=_flag(f[11]),
-        moves=_flag(f[12]), notify=_flag(f[13]), rating=_float(f[14]), ratings=_flag(f[15]),
-        ready=_flag(f[16]), redoubles=_redoubles(f[17]), report=_flag(f[18]),
-        silent=_flag(f[19]), timezone=f[20],
-    )  # fmt: skip
+        **values,
+        experience=_int(f[9]),
+        greedy=_flag(f[10]),
+        moreboards=_flag(f[11]),
+        moves=_flag(f[12]),
+        notify=_flag(f[13]),
+        rating=_float(f[14]),
+        ratings=_flag(f[15]),
+        ready=_flag(f[16]),
+        redoubles=_redoubles(f[17]),
+        report=_flag(f[18]),
+        silent=_flag(f[19]),
+        timezone=f[20],
+    )
 
 
 def _who_info(rest: str) -> Event:
     f = _fields(rest, 12)
     return WhoInfo(
-        name=f[0], opponent=_optional(f[1]), watching=_optional(f[2]), ready=_flag(f[3]),
-        away=_flag(f[4]), rating=_float(f[5]), experience=_int(f[6]), idle=_int(f[7]),
-        login=_int(f[8]), hostname=f[9], client=_optional(f[10]), email=_optional(f[11]),
-    )  # fmt: skip
+        name=f[0],
+        opponent=_optional(f[1]),
+        watching=_optional(f[2]),
+        ready=_flag(f[3]),
+        away=_flag(f[4]),
+        rating=_float(f[5]),
+        experience=_int(f[6]),
+        idle=_int(f[7]),
+        login=_int(f[8]),
+        hostname=f[9],
+        client=_optional(f[10]),
+        email=_optional(f[11]),
+    )
 
 
 def _bare(event: Event) -> Callable[[str], Event]:
@@ -108,7 +152,7 @@ def _bare(event: Event) -> Callable[[str], Event]:
     return build
 
 
-def _single_name(cls: type[Event]) -> Callable[[str], Event]:
+def _single_name(cls: Callable[..., Event]) -> Callable[[str], Event]:
     def build(rest: str) -> Event:
         (name,) = _fields(rest, 1)
         return cls(name=name)
@@ -116,7 +160,7 @@ def _single_name(cls: type[Event]) -> Callable[[str], Event]:
     return build
 
 
-def _named_text(cls: type[Event], field: str = "text") -> Callable[[str], Event]:
+def _named_text(cls: Callable[..., Event], field: str = "text") -> Callable[[str], Event]:
     def build(rest: str) -> Event:
         name, text = _name_and_text(rest)
         return cls(name=name, **{field: text})

@@ -34,11 +34,39 @@ from fibsbot.protocol import events as _events
 from fibsbot.protocol.board import BoardLineError, parse_board_line
 from fibsbot.protocol.events import *  # noqa: F403 - the parser's users get the events with it
 from fibsbot.protocol.events import (
-    BadBoard, Banner, Board, Event, Kibitzes, Login, LoginFailed, LoginPrompt, Logout, MatchResumed,
-    MessageDelivered, MessageSaved, MotdEnd, MotdLine, MotdStart, OwnInfo, PasswordPrompt,
-    Prompt, SavedMatch, SavedMatchesHeader, Says, Shouts, StoredMessage, Unknown, Welcome,
-    Whispers, WhoEnd, WhoInfo, YouKibitz, YouSay, YouShout, YouWhisper,
-)  # fmt: skip
+    BadBoard,
+    Banner,
+    Board,
+    Event,
+    Kibitzes,
+    Login,
+    LoginFailed,
+    LoginPrompt,
+    Logout,
+    MatchResumed,
+    MessageDelivered,
+    MessageSaved,
+    MotdEnd,
+    MotdLine,
+    MotdStart,
+    OwnInfo,
+    PasswordPrompt,
+    Prompt,
+    SavedMatch,
+    SavedMatchesHeader,
+    Says,
+    Shouts,
+    StoredMessage,
+    Unknown,
+    Welcome,
+    Whispers,
+    WhoEnd,
+    WhoInfo,
+    YouKibitz,
+    YouSay,
+    YouShout,
+    YouWhisper,
+)
 from fibsbot.protocol.messages import Parsed, ResumeLength, ResumePoints, ResumeTurn, match_message
 from fibsbot.protocol.numbered import clip_code, parse_numbered
 
@@ -56,12 +84,28 @@ _BOARD_PREFIX = re.compile(r"board:[^:]*:[^:]*(?::-?[0-9]+){49}:(?P<last>-?[0-9]
 # "*" marks an opponent who is logged in, "**" one who is also ready
 _SAVED_ROW = re.compile(
     r"(?P<mark>\*{0,2})(?P<name>[A-Za-z0-9_]{1,32}) +(?P<length>[0-9]{1,4}|unlimited)"
-    r" +(?P<ours>[0-9]{1,4}) +- +(?P<theirs>[0-9]{1,4})")
+    r" +(?P<ours>[0-9]{1,4}) +- +(?P<theirs>[0-9]{1,4})"
+)
 # lobby lines that may come between a resume and its turn/length/points lines
 _LOBBY = (
-    Kibitzes, Login, Logout, MessageDelivered, MessageSaved, OwnInfo, Prompt, Says, Shouts,
-    StoredMessage, Whispers, WhoEnd, WhoInfo, YouKibitz, YouSay, YouShout, YouWhisper,
-)  # fmt: skip
+    Kibitzes,
+    Login,
+    Logout,
+    MessageDelivered,
+    MessageSaved,
+    OwnInfo,
+    Prompt,
+    Says,
+    Shouts,
+    StoredMessage,
+    Whispers,
+    WhoEnd,
+    WhoInfo,
+    YouKibitz,
+    YouSay,
+    YouShout,
+    YouWhisper,
+)
 
 
 class ClipParser:
@@ -84,7 +128,7 @@ class ClipParser:
         self._buffer += data.replace("\r", "").replace("\0", "")
         events: list[Event] = []
         while (end := self._buffer.find("\n")) >= 0:
-            line, self._buffer = self._buffer[:end], self._buffer[end + 1:]
+            line, self._buffer = self._buffer[:end], self._buffer[end + 1 :]
             self._line(line, events)
         self._buffer = self._take_prompts(self._buffer, events)
         return events
@@ -108,7 +152,7 @@ class ClipParser:
             if prompt is None:
                 return text
             self._emit(self._prompt_event(prompt), events)
-            text = text[len(prompt):]
+            text = text[len(prompt) :]
 
     def _prompt_event(self, prompt: str) -> Event:
         if prompt == PASSWORD_PROMPT:
@@ -208,8 +252,7 @@ class ClipParser:
             self.expecting_login_result = False
         events.append(parsed)
 
-    def _fold_resume(self, parsed: ResumeTurn | ResumeLength | ResumePoints,
-                     events: list[Event]) -> None:  # fmt: skip
+    def _fold_resume(self, parsed: ResumeTurn | ResumeLength | ResumePoints, events: list[Event]) -> None:
         held = self._resume
         if held is None:
             events.append(Unknown(text=_resume_text(parsed), reason="not after a resumed match"))
@@ -228,8 +271,13 @@ class ClipParser:
 
 def _saved_match(row: re.Match[str]) -> SavedMatch:
     length = None if row["length"] == "unlimited" else int(row["length"])
-    return SavedMatch(opponent=row["name"], length=length, scores=(int(row["ours"]), int(row["theirs"])),
-                      online=bool(row["mark"]), ready=row["mark"] == "**")  # fmt: skip
+    return SavedMatch(
+        opponent=row["name"],
+        length=length,
+        scores=(int(row["ours"]), int(row["theirs"])),
+        online=bool(row["mark"]),
+        ready=row["mark"] == "**",
+    )
 
 
 def _resume_text(parsed: ResumeTurn | ResumeLength | ResumePoints) -> str:

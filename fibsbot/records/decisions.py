@@ -52,11 +52,25 @@ class DecisionLog:
         mid = match_id(request.state)
         fields: dict[str, Any] = {"kind": request.kind, "position_id": pid, "match_id": mid, "sent": sent}
         if isinstance(request, MoveRequest) and answer is not None:
-            fields.update(dice=list(request.dice), move=format_gnubg(request.board, answer.steps) or "(none)",
-                          equity=round(answer.equity, 5), ply=answer.ply, probs=[round(p, 5) for p in answer.probs])
+            fields.update(
+                dice=list(request.dice),
+                move=format_gnubg(request.board, answer.steps) or "(none)",
+                equity=round(answer.equity, 5),
+                ply=answer.ply,
+                probs=[round(p, 5) for p in answer.probs],
+            )
             if answer.disagrees:
-                self._queue(pid, mid, request.dice, "move", format_gnubg(request.board, answer.ply0_steps),
-                            format_gnubg(request.board, answer.steps), answer.ply0_equity, answer.equity, answer.ply)
+                self._queue(
+                    pid,
+                    mid,
+                    request.dice,
+                    "move",
+                    format_gnubg(request.board, answer.ply0_steps),
+                    format_gnubg(request.board, answer.steps),
+                    answer.ply0_equity,
+                    answer.equity,
+                    answer.ply,
+                )
         elif isinstance(request, (DoubleRequest, TakeRequest)) and hasattr(answer, "action"):
             if isinstance(request, TakeRequest):
                 # the verdict is the doubler's ("no double", "double, take", ...); ours is take or drop
@@ -90,11 +104,23 @@ class DecisionLog:
             return
         journal = self.records.journal
         game_number, move_number = self._place(journal)
-        self.queue.add(Disagreement(
-            position_id=pid, match_id=mid, dice=dice, kind=kind, choice_ply0=ply0_choice or "(none)",
-            choice_search=search_choice or "(none)", equity_ply0=float(eq0), equity_search=float(eq), ply=ply,
-            net_version=self.net_version, match_ref=journal.mat_path.name if journal is not None else None,
-            game_number=game_number, move_number=move_number))
+        self.queue.add(
+            Disagreement(
+                position_id=pid,
+                match_id=mid,
+                dice=dice,
+                kind=kind,
+                choice_ply0=ply0_choice or "(none)",
+                choice_search=search_choice or "(none)",
+                equity_ply0=float(eq0),
+                equity_search=float(eq),
+                ply=ply,
+                net_version=self.net_version,
+                match_ref=journal.mat_path.name if journal is not None else None,
+                game_number=game_number,
+                move_number=move_number,
+            )
+        )
         self.queued += 1
 
     def unplace_left_out(self, journal) -> None:

@@ -18,9 +18,10 @@ import json
 import logging
 import os
 import time
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterable, Iterator, TextIO
+from typing import Any, TextIO
 
 import structlog
 

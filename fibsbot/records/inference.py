@@ -61,7 +61,7 @@ def fits(state: Replayed, board: FibsBoard, server_rows: np.ndarray) -> bool:
         and game.score == (board.player_score, board.opponent_score)
         and (game.offered == 1) == board.opponent_doubled
         and (game.offered == 0) == our_double_pending
-    )  # fmt: skip
+    )
 
 
 def fits_ended(state: Replayed, board: FibsBoard, server_rows: np.ndarray) -> bool:
@@ -116,8 +116,9 @@ class Inference:
         """A roll of ``player`` that could not be played (the server passes the turn on by itself)."""
         known = state.dice.get(player)
         rows = self._rows(state, player)
-        dancing = [dice for dice in ([known] if known else ROLLS)
-                   if _results(self.buffers, rows, dice)[1][0, 0, 0] < 0]  # no step: no move
+        dancing = [
+            dice for dice in ([known] if known else ROLLS) if _results(self.buffers, rows, dice)[1][0, 0, 0] < 0
+        ]  # no step: no move
         # a roll never seen: every dancing roll leaves the same position, so one stands for all
         for dice in dancing[:1]:
             yield ["move", player, *dice, []]
@@ -213,8 +214,7 @@ class Inference:
                 yield from self._extend(base, state, moved=0, depth=0)
             elif not state.recorder.is_over and self.board.turn != 0:
                 b = self.board
-                yield from self._unseen_opening(base + [["game", b.player_score, b.opponent_score,
-                                                         b.is_crawford_game]])  # fmt: skip
+                yield from self._unseen_opening(base + [["game", b.player_score, b.opponent_score, b.is_crawford_game]])
 
     def _unseen_opening(self, start: list[Action]) -> Iterator[list[Action]]:
         """A game begun (``start``) while we were away: its opening roll (and the opponent's first move)."""
@@ -253,8 +253,11 @@ class Inference:
     def _new_game_shown(self, state: Replayed) -> bool:
         """The board is of a later game: the one in progress ended while we were away."""
         game = state.recorder.current_game
-        return game is not None and self.board.turn != 0 and game.score != (self.board.player_score,
-                                                                              self.board.opponent_score)
+        return (
+            game is not None
+            and self.board.turn != 0
+            and game.score != (self.board.player_score, self.board.opponent_score)
+        )
 
     def _after_end(self, actions: list[Action], state: Replayed) -> Iterator[list[Action]]:
         """A game ended: the board shows its end, or the next game begun unseen at the new score."""
@@ -263,8 +266,7 @@ class Inference:
             if fits_ended(state, b, self.server_rows):
                 yield actions
         elif not state.recorder.is_over and state.recorder.score == (b.player_score, b.opponent_score):
-            yield from self._unseen_opening(actions + [["game", b.player_score, b.opponent_score,
-                                                        b.is_crawford_game]])  # fmt: skip
+            yield from self._unseen_opening(actions + [["game", b.player_score, b.opponent_score, b.is_crawford_game]])
 
 
 def server_rolls_for_us(state: Replayed) -> bool:

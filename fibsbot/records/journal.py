@@ -73,9 +73,15 @@ class Replayed:
 
 
 def _new_recorder(header: dict, mat_path: Path) -> MatchRecorder:
-    return MatchRecorder(mat_path, (header["user"], header["opponent"]), header.get("length") or 0,
-                         site=header.get("site"), event=header.get("event"),
-                         started=dt.datetime.fromisoformat(header["started"]), autosave=False)  # fmt: skip
+    return MatchRecorder(
+        mat_path,
+        (header["user"], header["opponent"]),
+        header.get("length") or 0,
+        site=header.get("site"),
+        event=header.get("event"),
+        started=dt.datetime.fromisoformat(header["started"]),
+        autosave=False,
+    )
 
 
 def apply_action(state: Replayed, action: Action) -> None:
@@ -140,8 +146,10 @@ def _note_guessed_roll(rec: MatchRecorder, player: int, dice: tuple[int, int], f
         raise MatRecordError(f"the last entry {last!r} is not player {player}'s move with {dice[0]}{dice[1]}")
     what = "a dance" if last.endswith(":") else "the same board"
     rolls = " ".join(f"{max(roll)}{min(roll)}" for roll in fitting)
-    rec.note(f"Game {game.number} move {rec.last_move_number}: {rec.players[player]}'s roll was never seen; "
-             f"every roll of {rolls} gives {what}, and {dice[0]}{dice[1]} is recorded")
+    rec.note(
+        f"Game {game.number} move {rec.last_move_number}: {rec.players[player]}'s roll was never seen; "
+        f"every roll of {rolls} gives {what}, and {dice[0]}{dice[1]} is recorded"
+    )
 
 
 def replay(header: dict, mat_path: Path, actions: list[Action]) -> Replayed:
@@ -164,20 +172,35 @@ class MatchJournal:
     # --- finding and making journals ---------------------------------------------------------
 
     @classmethod
-    def create(cls, matches_dir: Path, user: str, opponent: str, length: int | None, *,
-               site: str | None = None, event: str | None = None) -> "MatchJournal":  # fmt: skip
+    def create(
+        cls,
+        matches_dir: Path,
+        user: str,
+        opponent: str,
+        length: int | None,
+        *,
+        site: str | None = None,
+        event: str | None = None,
+    ) -> MatchJournal:
         now = dt.datetime.now()
         # microseconds keep two matches started in the same second apart
         stem = f"{now:%Y%m%d-%H%M%S-%f}-{_UNSAFE.sub('_', user)}-vs-{_UNSAFE.sub('_', opponent)}"
-        header = {"version": VERSION, "user": user, "opponent": opponent, "length": length,
-                  "started": now.isoformat(timespec="seconds"), "site": site, "event": event,
-                  "mat": f"{stem}.mat"}  # fmt: skip
+        header = {
+            "version": VERSION,
+            "user": user,
+            "opponent": opponent,
+            "length": length,
+            "started": now.isoformat(timespec="seconds"),
+            "site": site,
+            "event": event,
+            "mat": f"{stem}.mat",
+        }
         journal = cls(Path(matches_dir) / f"{stem}{SUFFIX}", header, [])
         journal.save()
         return journal
 
     @classmethod
-    def load(cls, path: Path) -> "MatchJournal":
+    def load(cls, path: Path) -> MatchJournal:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
         journal = cls(path, data["header"], data["actions"], data["status"])
         journal.save()  # a kill between the two writes may have left the .mat one action behind

@@ -147,8 +147,7 @@ class MatchRecorder(CrawfordReckoning):
         if not self.game_in_progress:
             raise MatRecordError("no game in progress to leave out")
         game = self.games.pop()
-        self.note(f"A game at {game.score[0]}-{game.score[1]} is left out"
-                  + (f": {reason}" if reason else ""))
+        self.note(f"A game at {game.score[0]}-{game.score[1]} is left out" + (f": {reason}" if reason else ""))
 
     def skip_unseen_game(self, score: tuple[int, int], reason: str) -> None:
         """A game at ``score`` was played that the file cannot hold: a comment says so."""
@@ -163,8 +162,10 @@ class MatchRecorder(CrawfordReckoning):
             raise MatRecordError(f"game {self.games[-1].number} has not ended")
         final = (int(score[0]), int(score[1]))
         if final != self._score:
-            self.note(f"The match ended {final[0]}-{final[1]} (the server's score); "
-                      f"the games recorded here end at {self._score[0]}-{self._score[1]}")
+            self.note(
+                f"The match ended {final[0]}-{final[1]} (the server's score); "
+                f"the games recorded here end at {self._score[0]}-{self._score[1]}"
+            )
         self._score = final
 
     def note(self, text: str) -> None:
@@ -211,8 +212,10 @@ class MatchRecorder(CrawfordReckoning):
         if offered != 2 * game.cube:
             raise MatRecordError(f"a double from cube {game.cube} offers {2 * game.cube}, not {offered}")
         if game.crawford:  # the server let it through: kept, and said in the file
-            self.note(f'[{RULE_BREACH_HEADER} "Game {game.number}: {self.players[player]} doubled to '
-                      f'{offered} in the Crawford game, which the server allowed"]')
+            self.note(
+                f'[{RULE_BREACH_HEADER} "Game {game.number}: {self.players[player]} doubled to '
+                f'{offered} in the Crawford game, which the server allowed"]'
+            )
         game.offered = player
         self._place(game, player, f" Doubles => {offered}")
 
@@ -248,9 +251,7 @@ class MatchRecorder(CrawfordReckoning):
         if game.winner is not None:
             if (game.winner, game.points) == (player, points):
                 return
-            raise MatRecordError(
-                f"game {game.number} already ended: player {game.winner} won {game.points}"
-            )
+            raise MatRecordError(f"game {game.number} already ended: player {game.winner} won {game.points}")
         if points < 1:
             raise MatRecordError(f"a game is won by at least one point, got {points}")
         game.offered = None

@@ -27,10 +27,29 @@ import structlog
 
 from engine.rules.notation import parse_fibs
 from fibsbot.protocol.events import (
-    Board, CantMove, DoubleAccepted, DoubleOffered, DoubleRejected, Event, GameEnd, MatchEnd,
-    MatchResumed, MatchStart, NewGame, NoSavedMatches, OnlyPossibleMove, OpeningRoll, OpponentMoves,
-    OpponentRolls, ResignAccepted, SavedMatch, SavedMatchesHeader, Welcome, YouDoubled, YouRoll,
-)  # fmt: skip
+    Board,
+    CantMove,
+    DoubleAccepted,
+    DoubleOffered,
+    DoubleRejected,
+    Event,
+    GameEnd,
+    MatchEnd,
+    MatchResumed,
+    MatchStart,
+    NewGame,
+    NoSavedMatches,
+    OnlyPossibleMove,
+    OpeningRoll,
+    OpponentMoves,
+    OpponentRolls,
+    ResignAccepted,
+    SavedMatch,
+    SavedMatchesHeader,
+    Welcome,
+    YouDoubled,
+    YouRoll,
+)
 from fibsbot.protocol.match.outputs import DecisionRequest, MatchSnapshot, Send
 from fibsbot.records.decisions import DecisionLog
 from fibsbot.records.journal import FINISHED, REPLACED, MatchJournal
@@ -44,8 +63,17 @@ log = structlog.get_logger("fibsbot.records")
 class MatchRecords:
     """Observer writing ``matches/*.journal.json`` and ``*.mat``, decision events, and queue rows."""
 
-    def __init__(self, matches_dir: Path, queue: TrainingQueue | None, *, user: str, net_version: str,
-                 event_log: Any = None, wire_log: Any = None, site: str | None = None) -> None:
+    def __init__(
+        self,
+        matches_dir: Path,
+        queue: TrainingQueue | None,
+        *,
+        user: str,
+        net_version: str,
+        event_log: Any = None,
+        wire_log: Any = None,
+        site: str | None = None,
+    ) -> None:
         self.matches_dir = Path(matches_dir)
         self.matches_dir.mkdir(parents=True, exist_ok=True)
         self.user = user
@@ -139,8 +167,9 @@ class MatchRecords:
 
     def record(self, *action: Any) -> None:
         """An action of the game we follow (nothing while no game is followed)."""
-        if self._following():
-            self.journal.record(*action)
+        journal = self.journal
+        if journal is not None and journal.game_in_progress:
+            journal.record(*action)
 
     def leave_out(self, reason: str) -> None:
         journal = self.journal
@@ -154,8 +183,13 @@ class MatchRecords:
         """Log what a resync or conclusion added: rolls it could only guess, a game it left out."""
         for action in journal.actions[before:]:
             if action[0] == "roll_guessed":
-                self.events.warning("roll_guessed", record=journal.mat_path.name, player=action[1],
-                                    recorded=action[2:4], fitting=action[4])  # fmt: skip
+                self.events.warning(
+                    "roll_guessed",
+                    record=journal.mat_path.name,
+                    player=action[1],
+                    recorded=action[2:4],
+                    fitting=action[4],
+                )
         if note == "left_out":
             self.events.warning("game_left_out", record=journal.mat_path.name, reason=journal.actions[-1][1])
             self.decisions.unplace_left_out(journal)
@@ -164,19 +198,27 @@ class MatchRecords:
         for path in MatchJournal.unfinished(self.matches_dir, self.user, event.opponent):
             # the server keeps no saved match beside a new one: it ended unseen, or this one replaces it
             self._conclude(MatchJournal.load(path), leave_out=False)
-        self._open(MatchJournal.create(self.matches_dir, self.user, event.opponent, event.length, site=self.site))
-        self.events.info("match_start", opponent=event.opponent, length=event.length, record=self.journal.mat_path.name)
+        journal = MatchJournal.create(self.matches_dir, self.user, event.opponent, event.length, site=self.site)
+        self._open(journal)
+        self.events.info("match_start", opponent=event.opponent, length=event.length, record=journal.mat_path.name)
 
     def _resumed(self, event: MatchResumed) -> None:
         found = MatchJournal.unfinished(self.matches_dir, self.user, event.opponent)
         if found:
-            self._open(MatchJournal.load(found[-1]))
+            journal = MatchJournal.load(found[-1])
         else:
-            self._open(MatchJournal.create(self.matches_dir, self.user, event.opponent, event.length,
-                                           site=self.site, event="resumed match"))  # fmt: skip
+            journal = MatchJournal.create(
+                self.matches_dir, self.user, event.opponent, event.length, site=self.site, event="resumed match"
+            )
+        self._open(journal)
         self._resync = True
-        self.events.info("match_resumed", opponent=event.opponent, length=event.length,
-                         record=self.journal.mat_path.name, continued=bool(found))  # fmt: skip
+        self.events.info(
+            "match_resumed",
+            opponent=event.opponent,
+            length=event.length,
+            record=journal.mat_path.name,
+            continued=bool(found),
+        )
 
     def _listing_begins(self, event: SavedMatchesHeader) -> None:
         self._listing = set()
@@ -191,9 +233,11 @@ class MatchRecords:
     def _conclude_unlisted(self, listed: set[str]) -> None:
         """Journals of matches the server no longer keeps: the match ended while we were away.
         Of an opponent's unfinished journals only the newest can be the match the server lists."""
-        journals = [self.journal if self.journal is not None and self.journal.path == path else MatchJournal.load(path)
-                    for path in MatchJournal.unfinished(self.matches_dir, self.user)
-                    if path != self._live]  # fmt: skip - the match being played is not a saved one
+        journals = [
+            self.journal if self.journal is not None and self.journal.path == path else MatchJournal.load(path)
+            for path in MatchJournal.unfinished(self.matches_dir, self.user)
+            if path != self._live
+        ]
         newest = {journal.header["opponent"]: journal.path for journal in journals}  # oldest first
         for journal in journals:
             if journal.header["opponent"] not in listed or newest[journal.header["opponent"]] != journal.path:
@@ -235,8 +279,13 @@ class MatchRecords:
             kept = _common(journal.actions, actions)  # our unsent action may have been taken back
             if actions != journal.actions:
                 journal.rewrite(actions)
-            self.events.info("record_resumed", record=journal.mat_path.name, games=len(journal.recorder.games),
-                             actions=len(actions), state=note)  # fmt: skip
+            self.events.info(
+                "record_resumed",
+                record=journal.mat_path.name,
+                games=len(journal.recorder.games),
+                actions=len(actions),
+                state=note,
+            )
             self._rewritten(journal, kept, note)
         if journal.game_in_progress or board.turn == 0 or journal.recorder.is_over:
             return
@@ -252,6 +301,7 @@ class MatchRecords:
     def _unseen(self, board) -> None:
         """A game we cannot follow: one log line and one journal note per game (a resume sees it again)."""
         journal = self.journal
+        assert journal is not None  # only _board calls it, with a journal open
         score = [board.player_score, board.opponent_score]
         last = journal.actions[-1] if journal.actions else None
         if last is not None and last[0] == "leave_out":
@@ -291,9 +341,9 @@ class MatchRecords:
         self._move(0 if event.is_us else 1, ())
 
     def _move(self, player: int, steps) -> None:
-        if not self._following():
-            return
         journal = self.journal
+        if journal is None or not journal.game_in_progress:
+            return
         dice = journal.state.dice.get(player)
         if dice is None:
             self.leave_out(f"a move of player {player} without its roll")
@@ -302,12 +352,13 @@ class MatchRecords:
 
     def _cube(self, player: int, action: str) -> None:
         """A cube action from the server's lines, unless our decision journaled it already."""
-        game = self.recorder.current_game if self.recorder is not None else None
-        if game is None:
+        journal = self.journal
+        game = journal.recorder.current_game if journal is not None else None
+        if journal is None or game is None:
             return
         if action == "double":
             # a resumed match announces a pending double again, maybe after our take of it was journaled
-            cube = [a for a in self.journal.actions if a[0] in ("double", "take", "game", "move")][-2:]
+            cube = [a for a in journal.actions if a[0] in ("double", "take", "game", "move")][-2:]
             already = game.offered == player or cube == [["double", player], ["take", 1 - player]]
         else:
             already = game.offered is None
@@ -348,7 +399,7 @@ class MatchRecords:
         if journal is None:
             return
         self.leave_out("the match ended before this game was recorded")
-        score = journal.recorder.score
+        score: tuple[int, ...] = journal.recorder.score
         if event is not None:  # the server's score stands, whatever games the record left out
             score = tuple(event.scores) if event.we_won else tuple(reversed(event.scores))
         self.guarded("match end", journal.record, "end", *score)
@@ -358,8 +409,14 @@ class MatchRecords:
         we_won = event.we_won if event is not None else score[0] > score[1]
         scores = list(event.scores) if event is not None else sorted(score, reverse=True)
         winner = self.user if we_won else journal.header["opponent"]
-        self.events.info("match_end", winner=winner, we_won=we_won, scores=scores,
-                         announced=event is not None, record=journal.mat_path.name)  # fmt: skip
+        self.events.info(
+            "match_end",
+            winner=winner,
+            we_won=we_won,
+            scores=scores,
+            announced=event is not None,
+            record=journal.mat_path.name,
+        )
 
 
 def _common(a: list, b: list) -> int:
@@ -368,14 +425,24 @@ def _common(a: list, b: list) -> int:
 
 
 _HANDLERS = {
-    MatchStart: MatchRecords._start, MatchResumed: MatchRecords._resumed, Board: MatchRecords._board,
-    NewGame: MatchRecords._new_game_event, OpeningRoll: MatchRecords._opening_roll,
-    YouRoll: MatchRecords._our_roll, OpponentRolls: MatchRecords._their_roll,
-    OpponentMoves: MatchRecords._their_move, OnlyPossibleMove: MatchRecords._only_move,
-    CantMove: MatchRecords._cant_move, YouDoubled: MatchRecords._we_double,
-    DoubleOffered: MatchRecords._they_double, DoubleAccepted: MatchRecords._accepted,
-    DoubleRejected: MatchRecords._dropped, ResignAccepted: MatchRecords._resigned,
-    GameEnd: MatchRecords._game_end, MatchEnd: MatchRecords._match_end,
-    SavedMatchesHeader: MatchRecords._listing_begins, SavedMatch: MatchRecords._listed,
+    MatchStart: MatchRecords._start,
+    MatchResumed: MatchRecords._resumed,
+    Board: MatchRecords._board,
+    NewGame: MatchRecords._new_game_event,
+    OpeningRoll: MatchRecords._opening_roll,
+    YouRoll: MatchRecords._our_roll,
+    OpponentRolls: MatchRecords._their_roll,
+    OpponentMoves: MatchRecords._their_move,
+    OnlyPossibleMove: MatchRecords._only_move,
+    CantMove: MatchRecords._cant_move,
+    YouDoubled: MatchRecords._we_double,
+    DoubleOffered: MatchRecords._they_double,
+    DoubleAccepted: MatchRecords._accepted,
+    DoubleRejected: MatchRecords._dropped,
+    ResignAccepted: MatchRecords._resigned,
+    GameEnd: MatchRecords._game_end,
+    MatchEnd: MatchRecords._match_end,
+    SavedMatchesHeader: MatchRecords._listing_begins,
+    SavedMatch: MatchRecords._listed,
     NoSavedMatches: MatchRecords._none_saved,
-}  # fmt: skip
+}

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import datetime as dt
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -61,7 +62,7 @@ class Disagreement(BaseModel):
     equity_search: float
     ply: int = Field(ge=0)
     net_version: str = Field(min_length=1)
-    created_at: dt.datetime = Field(default_factory=lambda: dt.datetime.now(dt.timezone.utc))
+    created_at: dt.datetime = Field(default_factory=lambda: dt.datetime.now(dt.UTC))
     match_ref: str | None = None
     game_number: int | None = Field(default=None, ge=1)
     move_number: int | None = Field(default=None, ge=1)
@@ -76,7 +77,7 @@ class Disagreement(BaseModel):
     @field_validator("created_at")
     @classmethod
     def _aware(cls, when: dt.datetime) -> dt.datetime:
-        return when if when.tzinfo else when.replace(tzinfo=dt.timezone.utc)
+        return when if when.tzinfo else when.replace(tzinfo=dt.UTC)
 
 
 class QueuedPosition(Disagreement):
@@ -88,15 +89,27 @@ class QueuedPosition(Disagreement):
 
 
 _COLUMNS = (
-    "position_id", "match_id", "dice", "kind", "choice_ply0", "choice_search", "equity_ply0",
-    "equity_search", "ply", "net_version", "created_at", "match_ref", "game_number", "move_number",
-)  # fmt: skip
+    "position_id",
+    "match_id",
+    "dice",
+    "kind",
+    "choice_ply0",
+    "choice_search",
+    "equity_ply0",
+    "equity_search",
+    "ply",
+    "net_version",
+    "created_at",
+    "match_ref",
+    "game_number",
+    "move_number",
+)
 
 
 def _row_values(item: Disagreement) -> tuple:
     values = item.model_dump()
     values["dice"] = None if item.dice is None else f"{item.dice[0]}{item.dice[1]}"
-    values["created_at"] = item.created_at.astimezone(dt.timezone.utc).isoformat()
+    values["created_at"] = item.created_at.astimezone(dt.UTC).isoformat()
     return tuple(values[name] for name in _COLUMNS)
 
 
@@ -149,6 +162,7 @@ class TrainingQueue:
                 f"INSERT INTO disagreements ({', '.join(_COLUMNS)}) VALUES ({placeholders})",
                 _row_values(item),
             )
+        assert cursor.lastrowid is not None  # set by every INSERT that succeeded
         return int(cursor.lastrowid)
 
     def mark_labelled(self, ids: list[int] | tuple[int, ...], label: str | None = None) -> int:
@@ -176,6 +190,7 @@ class TrainingQueue:
     # ------------------------------------------------------------------ reading
 
     def count(self, *, labelled: bool | None = None) -> int:
+        args: tuple[int, ...]
         if labelled is None:
             query, args = "SELECT COUNT(*) FROM disagreements", ()
         else:
@@ -208,7 +223,7 @@ class TrainingQueue:
     def close(self) -> None:
         self._db.close()
 
-    def __enter__(self) -> "TrainingQueue":
+    def __enter__(self) -> TrainingQueue:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -22,8 +22,9 @@ PLAYER_ACTIONS = ("opening", "roll", "move", "double", "take", "drop", "win", "r
 def divergence(journal: MatchJournal, actions: list[Action]) -> tuple[int, Replayed]:
     """Where ``actions`` leave the journal's, and the state there (a copy of the journal's own
     when they extend it: the common case costs no replay)."""
-    start = next((i for i, (a, b) in enumerate(zip(journal.actions, actions)) if a != b),
-                 min(len(journal.actions), len(actions)))  # fmt: skip
+    start = next(
+        (i for i, (a, b) in enumerate(zip(journal.actions, actions)) if a != b), min(len(journal.actions), len(actions))
+    )
     if start == len(journal.actions):
         return start, copied_state(journal.state)
     return start, replay(journal.header, journal.mat_path, actions[:start])

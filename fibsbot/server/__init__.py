@@ -11,6 +11,14 @@ from fibsbot.server.net import FibsServer, start_server
 from fibsbot.server.outputs import Close, Output, Send, SetEcho
 
 __all__ = [
-    "Close", "FibsServer", "Output", "ScriptedDice", "SeededDice", "Send", "ServerConfig",
-    "ServerCore", "SetEcho", "start_server",
-]  # fmt: skip
+    "Close",
+    "FibsServer",
+    "Output",
+    "ScriptedDice",
+    "SeededDice",
+    "Send",
+    "ServerConfig",
+    "ServerCore",
+    "SetEcho",
+    "start_server",
+]

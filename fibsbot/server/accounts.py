@@ -85,9 +85,12 @@ class AccountStore:
             raise AccountError("a password must be a non-empty word without ':'")
         salt = secrets.token_bytes(16)
         account = Account(
-            name=name, salt=salt, password_hash=_hash(password, salt),
-            toggles=self._config.initial_toggles(), rating=self._config.rating,
-        )  # fmt: skip
+            name=name,
+            salt=salt,
+            password_hash=_hash(password, salt),
+            toggles=self._config.initial_toggles(),
+            rating=self._config.rating,
+        )
         self._accounts[name] = account
         return account
 

@@ -7,11 +7,24 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 # FIBS's toggles with the values a new FIBS account starts with; "away" is set by
 # the away/back commands and is not a toggle
 DEFAULT_TOGGLES: dict[str, bool] = {
-    "allowpip": True, "autoboard": True, "autodouble": False, "automove": False,
-    "bell": False, "crawford": True, "double": True, "greedy": False,
-    "moreboards": False, "moves": False, "notify": True, "ratings": False,
-    "ready": False, "report": False, "silent": False, "telnet": True, "wrap": False,
-}  # fmt: skip
+    "allowpip": True,
+    "autoboard": True,
+    "autodouble": False,
+    "automove": False,
+    "bell": False,
+    "crawford": True,
+    "double": True,
+    "greedy": False,
+    "moreboards": False,
+    "moves": False,
+    "notify": True,
+    "ratings": False,
+    "ready": False,
+    "report": False,
+    "silent": False,
+    "telnet": True,
+    "wrap": False,
+}
 
 
 class ServerConfig(BaseModel):

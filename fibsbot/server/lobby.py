@@ -30,8 +30,9 @@ class LobbyCommands(ServerState):
     def _cmd_set(self, session: Session, args: list[str], raw: str = "") -> None:
         account = self._account(session)
         if not args:
-            return self._send(session.id, "Settings of variables:",
-                              f"boardstyle: {account.boardstyle}", "timezone: UTC")
+            return self._send(
+                session.id, "Settings of variables:", f"boardstyle: {account.boardstyle}", "timezone: UTC"
+            )
         name = args[0].lower()
         if name not in SETTINGS or len(args) < 2:
             return self._send(session.id, msg.error("Invalid argument. Type 'help set'."))

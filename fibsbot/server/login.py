@@ -26,10 +26,13 @@ class LoginFlow(ServerState):
 
     def _before_login(self, session: Session, line: str) -> None:
         handlers = {
-            Stage.LOGIN: self._login_line, Stage.PASSWORD: self._password_line,
-            Stage.GUEST_NAME: self._guest_name, Stage.GUEST_PASSWORD: self._guest_password,
-            Stage.GUEST_CONFIRM: self._guest_confirm, Stage.GUEST_DONE: self._guest_done,
-        }  # fmt: skip
+            Stage.LOGIN: self._login_line,
+            Stage.PASSWORD: self._password_line,
+            Stage.GUEST_NAME: self._guest_name,
+            Stage.GUEST_PASSWORD: self._guest_password,
+            Stage.GUEST_CONFIRM: self._guest_confirm,
+            Stage.GUEST_DONE: self._guest_done,
+        }
         handlers[session.stage](session, line)
 
     def _login_line(self, session: Session, line: str) -> None:
@@ -93,7 +96,8 @@ class LoginFlow(ServerState):
         if line.strip() != first:
             session.stage = Stage.GUEST_PASSWORD
             return self._ask_guest_password(
-                session, msg.error("The two passwords were not identical. Please give them again."))
+                session, msg.error("The two passwords were not identical. Please give them again.")
+            )
         self._echo(session.id, True)
         try:
             self.accounts.create(session.name or "", line.strip())
@@ -154,4 +158,3 @@ class LoginFlow(ServerState):
         for other in self.online:
             if self.accounts.get(other).toggles["notify"]:  # type: ignore[union-attr]
                 self._tell(other, msg.logs_out(name, dropped=how != "bye"))
-

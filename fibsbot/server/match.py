@@ -15,6 +15,7 @@ seat's checkers are kept as an engine row in its own numbering.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Literal
 
 import numpy as np
 
@@ -39,8 +40,13 @@ def fibs_default_toggles(name: str, toggle: str) -> bool:
 
 
 class ServerMatch(Offers):
-    def __init__(self, players: tuple[str, str], length: int, dice: DiceSource,
-                 toggle: Callable[[str, str], bool] = fibs_default_toggles) -> None:  # fmt: skip
+    def __init__(
+        self,
+        players: tuple[str, str],
+        length: int,
+        dice: DiceSource,
+        toggle: Callable[[str, str], bool] = fibs_default_toggles,
+    ) -> None:
         if length < 0:
             raise ValueError(f"match length must be >= 0 (0 = unlimited), got {length}")
         self.names = players
@@ -91,9 +97,12 @@ class ServerMatch(Offers):
 
     def may_double_now(self, seat: int) -> bool:
         return (
-            self.phase is Phase.ROLL and self.turn == seat and not self.crawford_game
-            and self.cube_owner in (CENTRED, seat) and self._toggle(self.names[seat], "double")
-        )  # fmt: skip
+            self.phase is Phase.ROLL
+            and self.turn == seat
+            and not self.crawford_game
+            and self.cube_owner in (CENTRED, seat)
+            and self._toggle(self.names[seat], "double")
+        )
 
     def _may_double_flag(self, seat: int) -> bool:
         if self.crawford_game:
@@ -106,21 +115,27 @@ class ServerMatch(Offers):
         other = 1 - seat
         playing = self.phase in (Phase.ROLL, Phase.MOVE, Phase.TAKE)
         waits_for = self.acting_seat if playing else None
-        on_roll = None if waits_for is None else ("us" if waits_for == seat else "them")
+        on_roll: Literal["us", "them"] | None = None if waits_for is None else ("us" if waits_for == seat else "them")
         dice = self.dice if self.phase is Phase.MOVE and self.dice else (0, 0)
         return FibsBoard.from_rows(
-            self.rows[seat], self.rows[other], on_roll=on_roll, opponent=self.names[other],
-            match_length=self.length or UNLIMITED, player_score=self.scores[seat],
+            self.rows[seat],
+            self.rows[other],
+            on_roll=on_roll,
+            opponent=self.names[other],
+            match_length=self.length or UNLIMITED,
+            player_score=self.scores[seat],
             opponent_score=self.scores[other],
             player_dice=dice if self.turn == seat else (0, 0),
-            opponent_dice=dice if self.turn == other else (0, 0), cube=self.cube,
+            opponent_dice=dice if self.turn == other else (0, 0),
+            cube=self.cube,
             player_may_double=self._may_double_flag(seat),
             opponent_may_double=self._may_double_flag(other),
             was_doubled=int(self.phase is Phase.TAKE and self.doubler == other),
-            colour=COLOUR[seat], direction=DIRECTION[seat],
+            colour=COLOUR[seat],
+            direction=DIRECTION[seat],
             can_move=pieces_to_move(self._results) if self.phase is Phase.MOVE and self.turn == seat else 0,
             post_crawford=self.post_crawford,
-        ).to_line()  # fmt: skip
+        ).to_line()
 
     def _boards(self, lines: list[Line]) -> None:
         lines += [(0, self.board_for(0)), (1, self.board_for(1))]
@@ -237,16 +252,25 @@ class ServerMatch(Offers):
 
     def _require_turn(self, seat: int, phase: Phase) -> None:
         if self.phase in (Phase.BETWEEN, Phase.OVER):
-            raise MatchError(msg.error("The game is over. Type 'join' to start the next game."
-                                       if self.phase is Phase.BETWEEN else "The match is over."))
+            raise MatchError(
+                msg.error(
+                    "The game is over. Type 'join' to start the next game."
+                    if self.phase is Phase.BETWEEN
+                    else "The match is over."
+                )
+            )
         if self.acting_seat != seat:
             raise MatchError(msg.error("It's not your turn."))
         if self.phase is not phase:
-            raise MatchError(msg.error({
-                Phase.ROLL: "You have to roll the dice first.",
-                Phase.MOVE: "You already rolled. Please move.",
-                Phase.TAKE: "Please accept or reject the double first.",
-            }[self.phase]))  # fmt: skip
+            raise MatchError(
+                msg.error(
+                    {
+                        Phase.ROLL: "You have to roll the dice first.",
+                        Phase.MOVE: "You already rolled. Please move.",
+                        Phase.TAKE: "Please accept or reject the double first.",
+                    }[self.phase]
+                )
+            )
 
     def roll(self, seat: int) -> list[Line]:
         self._require_turn(seat, Phase.ROLL)
@@ -295,8 +319,7 @@ class ServerMatch(Offers):
         lines: list[Line] = []
         self._boards(lines)  # turn 0: the final position, whoever ended the game
         if bear_off:
-            lines += [(winner, msg.you_win_game(points)),
-                      (loser, msg.wins_game(self.names[winner], points))]  # fmt: skip
+            lines += [(winner, msg.you_win_game(points)), (loser, msg.wins_game(self.names[winner], points))]
         if over:
             won, lost = self.scores[winner], self.scores[loser]
             self.announcement = [

@@ -44,17 +44,33 @@ def welcome(account: Account, now: int) -> str:
 
 def own_info(account: Account) -> str:
     t = account.toggles
-    fields = [
-        account.name, t["allowpip"], t["autoboard"], t["autodouble"], t["automove"],
-        account.away, t["bell"], t["crawford"], t["double"], str(account.experience),
-        t["greedy"], t["moreboards"], t["moves"], t["notify"], f"{account.rating:.2f}",
-        t["ratings"], t["ready"], "none", t["report"], t["silent"], "UTC",
-    ]  # fmt: skip
+    fields: list[str | bool] = [
+        account.name,
+        t["allowpip"],
+        t["autoboard"],
+        t["autodouble"],
+        t["automove"],
+        account.away,
+        t["bell"],
+        t["crawford"],
+        t["double"],
+        str(account.experience),
+        t["greedy"],
+        t["moreboards"],
+        t["moves"],
+        t["notify"],
+        f"{account.rating:.2f}",
+        t["ratings"],
+        t["ready"],
+        "none",
+        t["report"],
+        t["silent"],
+        "UTC",
+    ]
     return "2 " + " ".join(_flag(f) if isinstance(f, bool) else f for f in fields)
 
 
-def who_info(account: Account, *, opponent: str | None, idle: int, login: int,
-             host: str, client: str | None) -> str:  # fmt: skip
+def who_info(account: Account, *, opponent: str | None, idle: int, login: int, host: str, client: str | None) -> str:
     return (
         f"5 {account.name} {opponent or '-'} - {_flag(account.toggles['ready'])} "
         f"{_flag(account.away)} {account.rating:.2f} {account.experience} {max(idle, 0)} "

@@ -67,7 +67,7 @@ class FibsServer:
         writer.transport.abort()
         return True
 
-    async def __aenter__(self) -> "FibsServer":
+    async def __aenter__(self) -> FibsServer:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -150,16 +150,18 @@ class FibsServer:
                 log.exception("server.tick_error")
 
 
-async def start_server(core: ServerCore, host: str = "127.0.0.1", port: int = 0, *,
-                       clock: Callable[[], float] = time.time) -> FibsServer:  # fmt: skip
+async def start_server(
+    core: ServerCore, host: str = "127.0.0.1", port: int = 0, *, clock: Callable[[], float] = time.time
+) -> FibsServer:
     """Listen on ``host:port`` (0: any free port; see ``.port``) and serve ``core``."""
     server = FibsServer(core, clock)
     await server._listen(host, port)
     return server
 
 
-async def serve_forever(core: ServerCore, host: str = "127.0.0.1", port: int = 0, *,
-                        on_ready: Callable[[FibsServer], None] | None = None) -> None:  # fmt: skip
+async def serve_forever(
+    core: ServerCore, host: str = "127.0.0.1", port: int = 0, *, on_ready: Callable[[FibsServer], None] | None = None
+) -> None:
     """Serve until cancelled; ``on_ready`` gets the listening server (its port)."""
     server = await start_server(core, host, port)
     try:

@@ -8,6 +8,8 @@ first, then a double, as FIBS does.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from fibsbot.server import messages as msg
 from fibsbot.server.phases import CENTRED, Line, MatchError, Phase
 
@@ -15,6 +17,24 @@ RESIGN_LEVELS = {"n": 1, "normal": 1, "g": 2, "gammon": 2, "b": 3, "backgammon":
 
 
 class Offers:
+    # the match state this mixin reads and sets; ServerMatch.__init__ assigns it
+    names: tuple[str, str]
+    phase: Phase
+    crawford_game: bool
+    cube: int
+    cube_owner: int
+    doubler: int | None
+    resignation: tuple[int, int] | None  # (seat, points)
+
+    if TYPE_CHECKING:  # the match's own methods, for the checker only
+
+        def _require_turn(self, seat: int, phase: Phase) -> None: ...
+        def _roll(self, seat: int, lines: list[Line]) -> bool: ...
+        def _begin_turn(self, seat: int, lines: list[Line]) -> None: ...
+        def _boards(self, lines: list[Line]) -> None: ...
+        def _log(self, *action: object) -> None: ...
+        def _end_game(self, winner: int, points: int, bear_off: bool) -> list[Line]: ...
+
     # --- the cube -----------------------------------------------------------------------
 
     def double(self, seat: int) -> list[Line]:

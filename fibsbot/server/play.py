@@ -10,9 +10,12 @@ from fibsbot.server.state import Invite, ServerState, Session, pair
 MAX_MATCH_LENGTH = 99
 # what the opponent reads when a player's match is saved, by how they left
 SAVED_TEXT = {
-    "left": msg.left_game, "bye": msg.logs_out_saved, "dropped": msg.drops_connection,
-    "replaced": msg.drops_connection, "timed_out": msg.timed_out_saved,
-}  # fmt: skip
+    "left": msg.left_game,
+    "bye": msg.logs_out_saved,
+    "dropped": msg.drops_connection,
+    "replaced": msg.drops_connection,
+    "timed_out": msg.timed_out_saved,
+}
 
 
 class PlayCommands(ServerState):
@@ -62,15 +65,17 @@ class PlayCommands(ServerState):
             return self._send(session.id, msg.error(problem))
         if len(args) == 1:
             if pair(me, target) not in self.saved:
-                return self._send(session.id, msg.error(
-                    f"There's no saved match with {target}. Please give a match length."))
+                return self._send(
+                    session.id, msg.error(f"There's no saved match with {target}. Please give a match length.")
+                )
             self.invites[me] = Invite(target, None)
             self._tell(target, msg.resume_invitation(me), msg.join_instructions(me))
             return self._send(session.id, msg.invite_sent(target, None))
         length = _match_length(args[1])
         if length is None:
-            return self._send(session.id, msg.error(
-                f"The match length must be 1 to {MAX_MATCH_LENGTH} or 'unlimited'."))
+            return self._send(
+                session.id, msg.error(f"The match length must be 1 to {MAX_MATCH_LENGTH} or 'unlimited'.")
+            )
         self.invites[me] = Invite(target, length)
         self._tell(target, msg.invitation(me, length), msg.join_instructions(me))
         self._send(session.id, msg.invite_sent(target, length))

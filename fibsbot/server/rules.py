@@ -82,8 +82,9 @@ def _dice_text(pool: list[int]) -> str:
     return " and ".join(str(d) for d in pool) if pool else "no dice left"
 
 
-def play_move(position: Position, dice: tuple[int, int], text: str, direction: int,
-              results: Results) -> tuple[Move, Position]:  # fmt: skip
+def play_move(
+    position: Position, dice: tuple[int, int], text: str, direction: int, results: Results
+) -> tuple[Move, Position]:
     """The move ``text`` (FIBS notation) and its result, or IllegalMove saying why.
 
     ``position`` has the mover in row 0; ``results`` are its legal results for ``dice``.

@@ -56,8 +56,9 @@ def pair(a: str, b: str) -> frozenset[str]:
 
 
 class ServerState:
-    def __init__(self, config: ServerConfig | None = None, *, dice: DiceSource | None = None,
-                 seed: int | None = None) -> None:  # fmt: skip
+    def __init__(
+        self, config: ServerConfig | None = None, *, dice: DiceSource | None = None, seed: int | None = None
+    ) -> None:
         self.config = config or ServerConfig()
         self.dice: DiceSource = dice if dice is not None else SeededDice(seed)
         self.accounts = AccountStore(self.config)
@@ -111,10 +112,13 @@ class ServerState:
         assert account is not None
         match = self.matches.get(name)
         return msg.who_info(
-            account, opponent=match.opponent_of(name) if match else None,
-            idle=int(self.now - session.last_input), login=session.login_time,
-            host=session.host, client=session.client,
-        )  # fmt: skip
+            account,
+            opponent=match.opponent_of(name) if match else None,
+            idle=int(self.now - session.last_input),
+            login=session.login_time,
+            host=session.host,
+            client=session.client,
+        )
 
     def _broadcast_who(self, name: str) -> None:
         """Everyone online learns a player's new status (CLIP 5)."""

@@ -31,10 +31,15 @@ E = TypeVar("E", bound=Event)
 
 
 @asynccontextmanager
-async def run_local_server(seed: int | None = 0, idle_timeout: float | None = None, *,
-                           dice: DiceSource | None = None, config: ServerConfig | None = None,
-                           ready: bool = True, host: str = "127.0.0.1",
-                           ) -> AsyncIterator[tuple[str, int, ServerCore]]:  # fmt: skip
+async def run_local_server(
+    seed: int | None = 0,
+    idle_timeout: float | None = None,
+    *,
+    dice: DiceSource | None = None,
+    config: ServerConfig | None = None,
+    ready: bool = True,
+    host: str = "127.0.0.1",
+) -> AsyncIterator[tuple[str, int, ServerCore]]:
     """A server on a free loopback port for the duration of the block.
 
     New accounts start with ``toggle ready`` on unless ``ready=False`` (FIBS's own
@@ -62,7 +67,7 @@ class ClipTestClient:
         self.closed = False
 
     @classmethod
-    async def connect(cls, host: str, port: int) -> "ClipTestClient":
+    async def connect(cls, host: str, port: int) -> ClipTestClient:
         started = time.perf_counter()
         # telnetlib3's own defaults: a server that left negotiation pending would cost
         # its connect_maxwait (3 s) here, which connect_seconds makes visible
@@ -80,7 +85,7 @@ class ClipTestClient:
                 raise TimeoutError("no event from the server")
             try:
                 data = await asyncio.wait_for(self.reader.read(65536), remaining)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 raise TimeoutError("no event from the server") from None
             if not data:
                 self.closed = True

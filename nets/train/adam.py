@@ -25,8 +25,7 @@ class AdamState:
     """First and second moments of every weight of a net, and the step count."""
 
     def __init__(self, net) -> None:
-        self.moments = tuple(np.zeros_like(getattr(net, name)) for name in ("W1", "b1", "W2", "b2")
-                             for _ in range(2))
+        self.moments = tuple(np.zeros_like(getattr(net, name)) for name in ("W1", "b1", "W2", "b2") for _ in range(2))
         self.step = 0
 
 
@@ -81,8 +80,8 @@ def adam_epoch(W1, b1, W2, b2, moments, step, encoding, boards, targets, order, 
                         gW1[i, j] += xi * gh[j]
         step += 1
         scale = 1.0 / (last - first)
-        bias1 = 1.0 - BETA1 ** step
-        bias2 = 1.0 - BETA2 ** step
+        bias1 = 1.0 - BETA1**step
+        bias2 = 1.0 - BETA2**step
         _update(W1, gW1, mW1, vW1, scale, lr, bias1, bias2)
         _update(b1, gb1, mb1, vb1, scale, lr, bias1, bias2)
         _update(W2, gW2, mW2, vW2, scale, lr, bias1, bias2)

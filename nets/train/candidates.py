@@ -11,30 +11,40 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.players.agent import DEFAULT_FILTERS
 from engine.eval.evaluator import Evaluator
+from engine.players.agent import DEFAULT_FILTERS
 from engine.rules.moves import MoveBuffers, generate_moves
 
 FILTER_KEEP = int(DEFAULT_FILTERS[0])
 FILTER_WINDOW = float(DEFAULT_FILTERS[1])
 
 
-def filter_candidates(evaluator: Evaluator, candidates: np.ndarray, keep: int = FILTER_KEEP,
-                      window: float = FILTER_WINDOW) -> tuple[int, list[np.ndarray]]:
+def filter_candidates(
+    evaluator: Evaluator, candidates: np.ndarray, keep: int = FILTER_KEEP, window: float = FILTER_WINDOW
+) -> tuple[int, list[np.ndarray]]:
     """The 0-ply best of ``candidates`` (results with the mover in row 0) and the kept
     ones, best first, turned to the opponent on roll; a result that ends the game
     needs no label and is left out."""
     equities, _ = evaluator.move_equities(np.ascontiguousarray(candidates))
     order = np.argsort(-equities, kind="stable")
     best = int(order[0])
-    kept = [np.ascontiguousarray(candidates[i][::-1]) for i in order[:keep]
-            if equities[i] >= equities[best] - window and candidates[i][0].sum() > 0]
+    kept = [
+        np.ascontiguousarray(candidates[i][::-1])
+        for i in order[:keep]
+        if equities[i] >= equities[best] - window and candidates[i][0].sum() > 0
+    ]
     return best, kept
 
 
-def decision_candidates(evaluator: Evaluator, board: np.ndarray, d1: int, d2: int,
-                        buffers: MoveBuffers | None = None, keep: int = FILTER_KEEP,
-                        window: float = FILTER_WINDOW) -> list[np.ndarray]:
+def decision_candidates(
+    evaluator: Evaluator,
+    board: np.ndarray,
+    d1: int,
+    d2: int,
+    buffers: MoveBuffers | None = None,
+    keep: int = FILTER_KEEP,
+    window: float = FILTER_WINDOW,
+) -> list[np.ndarray]:
     """The kept results of rolling (d1, d2) in ``board`` (side on roll in row 0)."""
     buffers = buffers or MoveBuffers()
     n = generate_moves(np.ascontiguousarray(board, np.int8), d1, d2, *buffers.args())

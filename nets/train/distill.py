@@ -58,8 +58,7 @@ def repeat_crashed(boards: np.ndarray, labels: np.ndarray, repeats: int) -> tupl
     positions, and the net's weakest class."""
     crashed = np.array([classify(board) == Phase.CRASHED for board in boards], dtype=bool)
     extra = repeats - 1
-    return (np.concatenate([boards] + [boards[crashed]] * extra),
-            np.concatenate([labels] + [labels[crashed]] * extra))
+    return (np.concatenate([boards] + [boards[crashed]] * extra), np.concatenate([labels] + [labels[crashed]] * extra))
 
 
 @dataclass
@@ -70,8 +69,9 @@ class FitResult:
     reports: dict = field(default_factory=dict)
 
 
-def fit_pair(contact: Net, race: Net | None, boards: np.ndarray, labels: np.ndarray, settings: FitSettings,
-             progress=None) -> FitResult:
+def fit_pair(
+    contact: Net, race: Net | None, boards: np.ndarray, labels: np.ndarray, settings: FitSettings, progress=None
+) -> FitResult:
     """Copies of ``contact`` (grown as asked) and ``race`` trained on their share of
     (boards, labels); the inputs are left untouched."""
     if settings.scratch:
@@ -88,9 +88,17 @@ def fit_pair(contact: Net, race: Net | None, boards: np.ndarray, labels: np.ndar
     for role, net in (("contact", contact), ("race", race if settings.train_race else None)):
         if net is None or len(parts[role][0]) < 50:
             continue
-        report = fit(net, *parts[role], epochs=settings.epochs, lr=settings.lr, lr_decay=settings.lr_decay,
-                     patience=settings.patience, seed=settings.seed,
-                     optimizer=settings.optimizer, batch=settings.batch,
-                     progress=(lambda e, tr, te, r=role: progress(r, e, tr, te)) if progress else None)
+        report = fit(
+            net,
+            *parts[role],
+            epochs=settings.epochs,
+            lr=settings.lr,
+            lr_decay=settings.lr_decay,
+            patience=settings.patience,
+            seed=settings.seed,
+            optimizer=settings.optimizer,
+            batch=settings.batch,
+            progress=(lambda e, tr, te, r=role: progress(r, e, tr, te)) if progress else None,
+        )
         result.reports[role] = report.as_dict()
     return result

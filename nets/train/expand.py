@@ -28,8 +28,7 @@ def input_map(old: str, new: str) -> np.ndarray:
     return np.concatenate([np.arange(old_half), new_half + np.arange(old_half)])
 
 
-def grow(net: Net, encoding: str | None = None, hidden: int | None = None, seed: int = 1,
-         scale: float = 0.05) -> Net:
+def grow(net: Net, encoding: str | None = None, hidden: int | None = None, seed: int = 1, scale: float = 0.05) -> Net:
     """A copy of ``net`` with encoding ``encoding`` and ``hidden`` hidden units that
     gives the same outputs; new hidden units get small random input weights."""
     encoding = encoding or net.encoding
@@ -41,12 +40,12 @@ def grow(net: Net, encoding: str | None = None, hidden: int | None = None, seed:
     rng = np.random.default_rng(seed)
     n_in = input_size(encoding)
     W1 = np.zeros((n_in, hidden), np.float32)
-    W1[:, net.hidden:] = rng.uniform(-scale, scale, (n_in, hidden - net.hidden))
-    W1[input_map(net.encoding, encoding), :net.hidden] = net.W1
+    W1[:, net.hidden :] = rng.uniform(-scale, scale, (n_in, hidden - net.hidden))
+    W1[input_map(net.encoding, encoding), : net.hidden] = net.W1
     b1 = np.zeros(hidden, np.float32)
-    b1[:net.hidden] = net.b1
+    b1[: net.hidden] = net.b1
     W2 = np.zeros((hidden, net.W2.shape[1]), np.float32)
-    W2[:net.hidden] = net.W2
+    W2[: net.hidden] = net.W2
     card = {k: v for k, v in net.card.items() if k not in ("weights_sha256", "strength")}
     card["grown_from"] = {"encoding": net.encoding, "hidden": net.hidden, "weights_sha256": net.weights_digest()}
     return Net(net.arch, encoding, W1, b1, W2, net.b2.copy(), card)

@@ -49,8 +49,13 @@ def read_label_set(spec: str) -> tuple[np.ndarray, np.ndarray, dict]:
         arrays = [data[part] for part in parts]
         sources = [str(s) for s in data["sources"]] if "sources" in data.files else []
     labels = (sum(array.astype(np.float32) for array in arrays) / len(arrays)).astype(np.float32)
-    extent = {"file": path.name, "labels": key, "labeller": labeller_of(key), "positions": len(boards),
-              "sources": sources}
+    extent = {
+        "file": path.name,
+        "labels": key,
+        "labeller": labeller_of(key),
+        "positions": len(boards),
+        "sources": sources,
+    }
     return boards, labels, extent
 
 

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.rules.boards import flip_into
-from engine.search.nply import _won, invert_probs
+from engine.search.nply import invert_probs
+from engine.search.nply import won_probs as _won
 
 BGSAGE_PLIES = (1, 2, 3, 4)
 
@@ -60,7 +61,8 @@ class RolloutLabeller:
     def spec(self) -> str:
         return f"rollout:{self.games}" + ("" if self.net == "default" else f":{self.net}")
 
-    require = NetLabeller.require
+    def require(self) -> None:
+        """Raise LabellerError now if labelling would fail for want of something."""
 
     def label(self, boards: np.ndarray, seed: int = 0) -> np.ndarray:
         from nets.train.labels import _agent
@@ -125,8 +127,11 @@ class BgsageLabeller:
                 out[i] = done
         if todo:
             # cubeless: the probabilities do not depend on the cube, so a centred cube at 1
-            results = batch_evaluate([{"board": sage_board(boards[i]), "cube_value": 1, "cube_owner": "centered"}
-                                      for i in todo], eval_level=f"{self.ply}ply", n_threads=self.threads)
+            results = batch_evaluate(
+                [{"board": sage_board(boards[i]), "cube_value": 1, "cube_owner": "centered"} for i in todo],
+                eval_level=f"{self.ply}ply",
+                n_threads=self.threads,
+            )
             for i, result in zip(todo, results):
                 out[i] = result.probs.to_list()
         return out
@@ -158,11 +163,12 @@ def parse_labeller(spec: str, threads: int = 1) -> Labeller:
                 raise ValueError
             return RolloutLabeller(int(games), net or "default")
         if text.startswith("bgsage@"):
-            ply = int(text[7:])
-            if ply not in BGSAGE_PLIES:
+            sage_ply = int(text[7:])
+            if sage_ply not in BGSAGE_PLIES:
                 raise ValueError
-            return BgsageLabeller(ply, max(1, threads))
+            return BgsageLabeller(sage_ply, max(1, threads))
     except ValueError:
         pass
-    raise LabellerError(f"unknown labeller {spec!r}: expected net:NAME@PLY (PLY 0-2), rollout:GAMES[:NAME] "
-                        f"or bgsage@PLY (PLY 1-4)")
+    raise LabellerError(
+        f"unknown labeller {spec!r}: expected net:NAME@PLY (PLY 0-2), rollout:GAMES[:NAME] or bgsage@PLY (PLY 1-4)"
+    )

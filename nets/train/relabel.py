@@ -26,7 +26,6 @@ from engine.rollout.parallel import map_chunks
 from nets.train.harvest import chunk_path, load_harvest
 from nets.train.labellers import parse_labeller
 
-
 _labellers: dict = {}
 
 
@@ -39,8 +38,14 @@ def _relabel_chunk(spec: str, boards: np.ndarray, seed: int, out_dir: str, first
     labels = _labeller(spec, threads).label(boards, seed)
     path = chunk_path(Path(out_dir), first)
     tmp = path.with_suffix(".tmp.npz")
-    np.savez_compressed(tmp, boards=boards, labels=labels, positions=np.array([first, len(boards)]),
-                        labeller=np.array(spec), seed=np.array(seed))
+    np.savez_compressed(
+        tmp,
+        boards=boards,
+        labels=labels,
+        positions=np.array([first, len(boards)]),
+        labeller=np.array(spec),
+        seed=np.array(seed),
+    )
     os.replace(tmp, path)
     return len(boards)
 
@@ -49,9 +54,19 @@ def chunk_seed(seed: int, first: int) -> int:
     return seed * 1_000_003 + first
 
 
-def relabel(labeller: str, src: str | Path, out_dir: str | Path, *, positions: int | None = None,
-            seed: int = 1, chunk_positions: int = 64, workers: int = 1, threads: int = 1,
-            ray_address: str | None = None, progress=None) -> int:
+def relabel(
+    labeller: str,
+    src: str | Path,
+    out_dir: str | Path,
+    *,
+    positions: int | None = None,
+    seed: int = 1,
+    chunk_positions: int = 64,
+    workers: int = 1,
+    threads: int = 1,
+    ray_address: str | None = None,
+    progress=None,
+) -> int:
     """Relabel the first ``positions`` boards of the harvest directory ``src`` (all of
     them when None) into ``out_dir`` with the labeller spec ``labeller``, skipping
     chunks already there; returns the number of positions in the finished chunks."""
@@ -66,8 +81,10 @@ def relabel(labeller: str, src: str | Path, out_dir: str | Path, *, positions: i
     todo = [first for first in range(0, len(boards), chunk_positions) if not chunk_path(out_dir, first).exists()]
     step = max(1, workers) * 16  # a batch per pool: each pool start reloads the labeller
     for i in range(0, len(todo), step):
-        tasks = [(labeller, boards[first:first + chunk_positions], chunk_seed(seed, first), str(out_dir), first,
-                  threads) for first in todo[i:i + step]]
+        tasks = [
+            (labeller, boards[first : first + chunk_positions], chunk_seed(seed, first), str(out_dir), first, threads)
+            for first in todo[i : i + step]
+        ]
         map_chunks(_relabel_chunk, tasks, workers=workers, ray_address=ray_address)
         if progress:
             progress(min(i + step, len(todo)), len(todo))

@@ -28,8 +28,8 @@ from typing import Protocol
 
 import numpy as np
 
-from engine.players.agent import Agent
 from engine.eval.evaluator import Evaluator
+from engine.players.agent import Agent
 from engine.rules.ids import board_from_position_id, position_key
 from engine.rules.moves import MoveBuffers, apply_steps
 from engine.rules.notation import parse_gnubg
@@ -190,14 +190,15 @@ class DecisionQueue(Protocol):
     """What the loop needs of the daemon's training queue (``fibsbot.records.queue``),
     which the caller opens: the queue belongs to the records, not to the training."""
 
-    def __enter__(self) -> "DecisionQueue": ...
+    def __enter__(self) -> DecisionQueue: ...
     def __exit__(self, *exc) -> None: ...
     def iter_unlabelled(self) -> Iterable: ...
-    def mark_labelled(self, ids: list, label: str) -> None: ...
+    def mark_labelled(self, ids: list, label: str) -> object: ...  # what it returns goes unused
 
 
-def retrain(config: RetrainConfig, progress=print,
-            open_queue: Callable[[], DecisionQueue] | None = None) -> RetrainReport:
+def retrain(
+    config: RetrainConfig, progress=print, open_queue: Callable[[], DecisionQueue] | None = None
+) -> RetrainReport:
     """One turn of the loop; ``open_queue`` opens the queue of decisions to learn from
     (None: there is none yet), once to read it and once to mark what was used."""
     start = time.perf_counter()
@@ -218,22 +219,34 @@ def retrain(config: RetrainConfig, progress=print,
     training = TrainingSet(config.data_dir / "training" / "set.npz")
     fresh = training.unseen(boards)
     labeller = config.labeller or f"{spec}@{config.label_ply}"
-    progress(f"labelling {len(fresh)} new positions by {labeller} "
-             f"({len(rows)} queued decisions, {config.selfplay_games} self-play games)")
+    progress(
+        f"labelling {len(fresh)} new positions by {labeller} "
+        f"({len(rows)} queued decisions, {config.selfplay_games} self-play games)"
+    )
     if len(fresh):
         training.add(fresh, _label(labeller, spec, fresh, config))
     report.new_positions = len(fresh)
     report.training_positions = len(training.boards)
-    candidate = Evaluator(incumbent.evaluator.contact.copy(),
-                          incumbent.evaluator.race.copy() if incumbent.evaluator.race else None, name="candidate",
-                          prune=incumbent.evaluator.prune)
+    candidate = Evaluator(
+        incumbent.evaluator.contact.copy(),
+        incumbent.evaluator.race.copy() if incumbent.evaluator.race else None,
+        name="candidate",
+        prune=incumbent.evaluator.prune,
+    )
     parts = split_by_net(training.boards, training.labels)
     for role, net in (("contact", candidate.contact), ("race", candidate.race)):
         if net is None or len(parts[role][0]) < 50:
             continue
-        fitted = fit(net, *parts[role], epochs=config.epochs, lr=config.lr, lr_decay=config.lr_decay,
-                     patience=config.patience, seed=config.seed,
-                     progress=lambda e, tr, te, r=role: progress(f"  {r} epoch {e}: train {tr:.5f} held-out {te:.5f}"))
+        fitted = fit(
+            net,
+            *parts[role],
+            epochs=config.epochs,
+            lr=config.lr,
+            lr_decay=config.lr_decay,
+            patience=config.patience,
+            seed=config.seed,
+            progress=lambda e, tr, te, r=role: progress(f"  {r} epoch {e}: train {tr:.5f} held-out {te:.5f}"),
+        )
         report.fit[role] = fitted.as_dict()
     report.incumbent = measure(incumbent, config.benchmark_set, config.gate_games, config.seed)
     report.candidate = measure(Agent(candidate, 0), config.benchmark_set, config.gate_games, config.seed)
@@ -241,16 +254,28 @@ def retrain(config: RetrainConfig, progress=print,
     better = "error" not in cand or cand["error"] < inc["error"]
     bar = 2 * math.hypot(inc.get("stderr", 0.0), cand.get("stderr", 0.0))
     not_worse = "ppg" not in cand or cand["ppg"] >= inc["ppg"] - bar
-    report.reason = (f"benchmark error {inc.get('error')} -> {cand.get('error')}, "
-                     f"ppg vs pubeval {inc.get('ppg')} -> {cand.get('ppg')} (bar {bar:.3f})")
+    report.reason = (
+        f"benchmark error {inc.get('error')} -> {cand.get('error')}, "
+        f"ppg vs pubeval {inc.get('ppg')} -> {cand.get('ppg')} (bar {bar:.3f})"
+    )
     if better and not_worse and config.promote:
-        card = {"training": {"method": f"supervised on labels by {labeller}", "labeller": labeller,
-                             "positions": report.training_positions, "queue_rows": report.queue_rows},
-                "strength": {"benchmark_error": cand.get("error"), "ppg_vs_pubeval": cand.get("ppg"),
-                             "stderr": cand.get("stderr"), "games": config.gate_games}}
+        card = {
+            "training": {
+                "method": f"supervised on labels by {labeller}",
+                "labeller": labeller,
+                "positions": report.training_positions,
+                "queue_rows": report.queue_rows,
+            },
+            "strength": {
+                "benchmark_error": cand.get("error"),
+                "ppg_vs_pubeval": cand.get("ppg"),
+                "stderr": cand.get("stderr"),
+                "games": config.gate_games,
+            },
+        }
         report.version = store.promote(candidate, **card).name
         report.promoted = True
-        if rows:
+        if rows and open_queue is not None:  # rows come only from an opened queue
             with open_queue() as queue:
                 queue.mark_labelled([row.id for row in rows], label=f"retrain {report.version}")
     report.seconds = round(time.perf_counter() - start, 1)

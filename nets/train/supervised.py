@@ -94,9 +94,21 @@ class FitReport:
 OPTIMIZERS = ("sgd", "adam")
 
 
-def fit(net: Net, boards: np.ndarray, targets: np.ndarray, *, epochs: int = 20, lr: float = 0.01,
-        lr_decay: float = 0.9, held_out: float = 0.1, patience: int = 3, seed: int = 1,
-        optimizer: str = "sgd", batch: int = 128, progress=None) -> FitReport:
+def fit(
+    net: Net,
+    boards: np.ndarray,
+    targets: np.ndarray,
+    *,
+    epochs: int = 20,
+    lr: float = 0.01,
+    lr_decay: float = 0.9,
+    held_out: float = 0.1,
+    patience: int = 3,
+    seed: int = 1,
+    optimizer: str = "sgd",
+    batch: int = 128,
+    progress=None,
+) -> FitReport:
     """Train ``net`` in place on (boards, targets) by per-position SGD or mini-batch
     Adam (``nets.train.adam``; ``lr`` is then Adam's step size, about 1e-3); keep the best
     held-out weights."""
@@ -124,8 +136,9 @@ def fit(net: Net, boards: np.ndarray, targets: np.ndarray, *, epochs: int = 20, 
     for epoch in range(1, epochs + 1):
         order = rng.permutation(train_idx).astype(np.int64)
         if adam is not None:
-            loss, adam.step = adam_epoch(net.W1, net.b1, net.W2, net.b2, adam.moments, adam.step, enc, boards,
-                                         targets, order, lr, max(1, batch))
+            loss, adam.step = adam_epoch(
+                net.W1, net.b1, net.W2, net.b2, adam.moments, adam.step, enc, boards, targets, order, lr, max(1, batch)
+            )
         else:
             loss = sgd_epoch(net.W1, net.b1, net.W2, net.b2, enc, boards, targets, order, np.float32(lr))
         test = mean_loss(net.W1, net.b1, net.W2, net.b2, enc, test_boards, test_targets)
@@ -150,7 +163,8 @@ def fit(net: Net, boards: np.ndarray, targets: np.ndarray, *, epochs: int = 20, 
 
 def split_by_net(boards: np.ndarray, targets: np.ndarray) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Contact and race positions apart; bearoff-database positions dropped."""
-    contact, race = [], []
+    contact: list[int] = []
+    race: list[int] = []
     for i, board in enumerate(boards):
         if not board[:, 6:].any():
             continue

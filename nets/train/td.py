@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 
 from engine.eval.evaluator import Evaluator
-from engine.rules.moves import MoveBuffers
 from engine.eval.net import Net, NetError, swap_permutation
+from engine.rules.moves import MoveBuffers
 from nets.train.td_kernel import td_games
 
 
@@ -46,8 +46,12 @@ def _traces(net: Net, lam: float):
     n_out, n_in, H = net.W2.shape[1], net.W1.shape[0], net.hidden
     if lam == 0.0:
         n_out = n_in = H = 1
-    return (np.zeros((n_out, n_in, H), np.float32), np.zeros((n_out, H), np.float32),
-            np.zeros((n_out, H), np.float32), np.zeros(n_out, np.float32))
+    return (
+        np.zeros((n_out, n_in, H), np.float32),
+        np.zeros((n_out, H), np.float32),
+        np.zeros((n_out, H), np.float32),
+        np.zeros(n_out, np.float32),
+    )
 
 
 def _perm(net: Net) -> np.ndarray:
@@ -77,8 +81,13 @@ class TDTrainer:
             self.config = config
             self.games_done = 0
             self.contact = Net.create(config.arch, config.encoding, config.hidden, config.seed, config.init_scale)
-            self.race = (Net.create(config.race_arch, config.race_encoding, config.race_hidden,
-                                    config.seed + 1, config.init_scale) if config.race_arch else None)
+            self.race = (
+                Net.create(
+                    config.race_arch, config.race_encoding, config.race_hidden, config.seed + 1, config.init_scale
+                )
+                if config.race_arch
+                else None
+            )
         self.buffers = MoveBuffers()
 
     def evaluator(self) -> Evaluator:
@@ -88,9 +97,20 @@ class TDTrainer:
         cfg = self.config
         until, values = cfg.lr_arrays()
         race = self.race or self.contact
-        turns = td_games(self.evaluator().kernel_params(), _perm(self.contact), _perm(race), until, values,
-                         np.float32(cfg.lam), cfg.seed, self.games_done, n_games,
-                         _traces(self.contact, cfg.lam), _traces(race, cfg.lam), *self.buffers.args())
+        turns = td_games(
+            self.evaluator().kernel_params(),
+            _perm(self.contact),
+            _perm(race),
+            until,
+            values,
+            np.float32(cfg.lam),
+            cfg.seed,
+            self.games_done,
+            n_games,
+            _traces(self.contact, cfg.lam),
+            _traces(race, cfg.lam),
+            *self.buffers.args(),
+        )
         self.games_done += n_games
         return turns
 
@@ -98,8 +118,7 @@ class TDTrainer:
         """Weights first, then the state that points at them: a kill between the two
         resumes from the previous state with weights one chunk newer at worst...
         so the state is written last and names the games those weights have seen."""
-        card = {"training": {"method": "TD(lambda) self-play", **asdict(self.config),
-                             "games": self.games_done}}
+        card = {"training": {"method": "TD(lambda) self-play", **asdict(self.config), "games": self.games_done}}
         self.contact.save(self.run_dir / "contact.npz", **card)
         if self.race is not None:
             self.race.save(self.run_dir / "race.npz", **card)
@@ -110,6 +129,7 @@ class TDTrainer:
 
     def benchmark(self, games: int) -> dict:
         from engine.rollout.duel import run_duel_players
+
         return run_duel_players(self.evaluator(), "pubeval", games, seed=12345)
 
     def run(self, games: int | None = None, chunk: int = 1000, quiet: bool = False) -> None:
@@ -126,9 +146,12 @@ class TDTrainer:
                 writer.writerow(["games", "seconds", "games_per_s", "ppg_vs_pubeval", "stderr", "win_rate"])
             while self.games_done < target:
                 # stop at every checkpoint and benchmark boundary, so none is skipped
-                n = min(chunk, target - self.games_done,
-                        cfg.checkpoint_every - self.games_done % cfg.checkpoint_every,
-                        cfg.bench_every - self.games_done % cfg.bench_every)
+                n = min(
+                    chunk,
+                    target - self.games_done,
+                    cfg.checkpoint_every - self.games_done % cfg.checkpoint_every,
+                    cfg.bench_every - self.games_done % cfg.bench_every,
+                )
                 self.train_chunk(n)
                 elapsed = time.perf_counter() - start
                 rate = (self.games_done - start_games) / elapsed
@@ -138,12 +161,23 @@ class TDTrainer:
                     self.checkpoint()
                 if self.games_done % cfg.bench_every == 0 or self.games_done >= target:
                     res = self.benchmark(cfg.bench_games)
-                    writer.writerow([self.games_done, round(elapsed, 1), round(rate, 1),
-                                     round(res["ppg"], 4), round(res["stderr"], 4), round(res["win_rate"], 4)])
+                    writer.writerow(
+                        [
+                            self.games_done,
+                            round(elapsed, 1),
+                            round(rate, 1),
+                            round(res["ppg"], 4),
+                            round(res["stderr"], 4),
+                            round(res["win_rate"], 4),
+                        ]
+                    )
                     fh.flush()
                     if not quiet:
-                        print(f"\n  games {self.games_done}: {res['ppg']:+.3f} +/- {res['stderr']:.3f} ppg "
-                              f"vs pubeval ({cfg.bench_games} games)", file=sys.stderr)
+                        print(
+                            f"\n  games {self.games_done}: {res['ppg']:+.3f} +/- {res['stderr']:.3f} ppg "
+                            f"vs pubeval ({cfg.bench_games} games)",
+                            file=sys.stderr,
+                        )
         if not quiet:
             print(file=sys.stderr)
 
@@ -152,6 +186,7 @@ def _progress(done: int, total: int, rate: float) -> None:
     width = 30
     filled = int(width * done / max(total, 1))
     eta = (total - done) / rate if rate > 0 else math.inf
-    sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} games "
-                     f"{rate:,.0f} games/s eta {eta / 60:,.1f} min ")
+    sys.stderr.write(
+        f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} games {rate:,.0f} games/s eta {eta / 60:,.1f} min "
+    )
     sys.stderr.flush()

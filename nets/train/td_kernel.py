@@ -16,14 +16,21 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engine.rules.dice import game_seed, opening_roll, roll
 from engine.eval.encode import encode_into
 from engine.eval.evaluator import best_candidate, candidate_equities
-from engine.rules.boards import initial_board, mover_win_points
-from engine.rules.moves import generate_moves
-from engine.eval.net import (GNUBG5, SYMMETRIC, TESAURO3, hidden_layer, probs_from_raw, raw_outputs,
-                        symmetric_gammon_loss)
+from engine.eval.net import (
+    GNUBG5,
+    SYMMETRIC,
+    TESAURO3,
+    hidden_layer,
+    probs_from_raw,
+    raw_outputs,
+    symmetric_gammon_loss,
+)
 from engine.eval.pubeval import board_has_contact
+from engine.rules.boards import initial_board, mover_win_points
+from engine.rules.dice import game_seed, opening_roll, roll
+from engine.rules.moves import generate_moves
 
 
 @njit(cache=True)
@@ -206,8 +213,24 @@ def td_update(W1, b1, W2, b2, arch, perm, x, h, raw, target, lr, lam, traces):
 
 
 @njit(cache=True)
-def td_games(nets, perm_c, perm_r, lr_until, lr_values, lam, seed, first_game, n_games,
-             traces_c, traces_r, boards, steps, table, stamp, stack):
+def td_games(
+    nets,
+    perm_c,
+    perm_r,
+    lr_until,
+    lr_values,
+    lam,
+    seed,
+    first_game,
+    n_games,
+    traces_c,
+    traces_r,
+    boards,
+    steps,
+    table,
+    stamp,
+    stack,
+):
     """Train on self-play games [first_game, first_game + n_games); return turns played."""
     W1c, b1c, W2c, b2c, arch_c, enc_c, W1r, b1r, W2r, b2r, arch_r, enc_r, use_race = nets
     equities = np.empty(boards.shape[0], dtype=np.float64)

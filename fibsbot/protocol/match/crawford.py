@@ -77,8 +77,15 @@ class CrawfordBook:
         ours = self.is_crawford(opponent, board.match_length, score, board_says=board_says)
         claims = self._matches[opponent].board_claims
         if ours != board_says and claims.get(score) != board_says:
-            log.warning("crawford_flag_disagrees", opponent=opponent, score=list(score), our_record=ours,
-                        board=board_says, post_crawford_field=board.post_crawford, no_crawford_field=board.no_crawford)
+            log.warning(
+                "crawford_flag_disagrees",
+                opponent=opponent,
+                score=list(score),
+                our_record=ours,
+                board=board_says,
+                post_crawford_field=board.post_crawford,
+                no_crawford_field=board.no_crawford,
+            )
         claims[score] = board_says
         return ours or board_says
 

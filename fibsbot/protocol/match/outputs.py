@@ -10,14 +10,16 @@ The driver is sans-IO, in the style of h11: it consumes events and returns
   the answer back with ``driver.decided(request, answer)``; an answer to a request
   that the board has overtaken in the meantime is dropped there.
 
-Records (match files, JSON logs, the training queue) implement ``MatchObserver``:
+The caller's agent (``engine.players.agent.Agent``, or a stand-in) fits ``Agent``;
+records (match files, JSON logs, the training queue) implement ``MatchObserver``:
 they are told about every event and decision and can never steer the match.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from enum import StrEnum
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
@@ -33,10 +35,18 @@ class Send:
     text: str
 
 
+class TimerPurpose(StrEnum):
+    """Why the driver wants to hear back: each is checked again when its timer fires."""
+
+    ROLL = "roll"  # roll for us, unless the server has rolled by then
+    BOARD = "board"  # ask for the board, unless one has arrived by then
+    INACTIVE = "inactive"  # leave the match, unless something has happened in it by then
+
+
 @dataclass(frozen=True)
 class Timer:
     serial: int
-    purpose: str  # "roll" or "board"
+    purpose: TimerPurpose
 
 
 @dataclass(frozen=True)
@@ -96,7 +106,28 @@ class ResignRequest(DecisionRequest):
 Output = Send | Wait | DecisionRequest
 
 
-def consult(agent: Any, request: DecisionRequest) -> Any:
+class Agent(Protocol):
+    """What ``consult`` asks of an agent: one method per kind of decision request.
+
+    ``engine.players.agent.Agent`` fits it, and so do the tests' stand-ins.  Answers are
+    read leniently (``fibsbot.protocol.match.state.answer_commands``): a move is a
+    ``MoveChoice`` or anything with its ``steps`` or ``board``, or the steps themselves; a
+    cube answer is a ``CubeChoice`` (its ``double`` or ``take``) or a bool; a resignation
+    answer a bool.
+    """
+
+    def choose_move(self, board: np.ndarray, d1: int, d2: int, state: MatchState, /) -> object: ...
+
+    def double_decision(self, board: np.ndarray, state: MatchState, /) -> object: ...
+
+    def take_decision(self, board: np.ndarray, state: MatchState, /) -> object: ...
+
+    def accept_resignation(
+        self, board: np.ndarray, state: MatchState, offered_level: int, we_are_on_roll: bool, /
+    ) -> object: ...
+
+
+def consult(agent: Agent, request: DecisionRequest) -> object:
     """The agent's answer to a request (blocking: run it in an executor)."""
     if isinstance(request, MoveRequest):
         return agent.choose_move(request.board, request.dice[0], request.dice[1], request.state)
@@ -105,12 +136,11 @@ def consult(agent: Any, request: DecisionRequest) -> Any:
     if isinstance(request, TakeRequest):
         return agent.take_decision(request.board, request.state)
     if isinstance(request, ResignRequest):
-        return agent.accept_resignation(request.board, request.state, request.level,
-                                        request.we_are_on_roll)  # fmt: skip
+        return agent.accept_resignation(request.board, request.state, request.level, request.we_are_on_roll)
     raise TypeError(f"not a decision request: {request!r}")
 
 
-def fallback_answer(request: DecisionRequest) -> Any:
+def fallback_answer(request: DecisionRequest) -> object:
     """A safe answer when the agent fails: a legal move (chosen by the driver's
     check), no double, take, keep playing rather than accept a resignation."""
     if isinstance(request, MoveRequest):
@@ -140,14 +170,22 @@ class MatchObserver(Protocol):
 
     ``commands`` are the lines the decision produced (empty when it was stale or
     when there was nothing to send, e.g. a roll without a legal move).  Observers
-    may also define ``on_received(line)`` and ``on_sent(command)`` to see the
-    conversation itself (the login line arrives with its password masked).
-    Exceptions raised by an observer are logged and otherwise ignored.
+    may also be ``ConversationObserver``s.  Exceptions raised by an observer are
+    logged and otherwise ignored.
     """
 
     def on_event(self, event: Event, snapshot: MatchSnapshot) -> None: ...
 
-    def on_decision(self, request: DecisionRequest, answer: Any, commands: list[Send]) -> None: ...
+    def on_decision(self, request: DecisionRequest, answer: object, commands: list[Send]) -> None: ...
+
+
+class ConversationObserver(Protocol):
+    """The conversation itself, for an observer that has these methods (each is looked
+    for on its own); the login line arrives with its password masked."""
+
+    def on_received(self, line: str) -> None: ...
+
+    def on_sent(self, command: str) -> None: ...
 
 
 class NullObserver:
@@ -156,7 +194,7 @@ class NullObserver:
     def on_event(self, event: Event, snapshot: MatchSnapshot) -> None:
         return None
 
-    def on_decision(self, request: DecisionRequest, answer: Any, commands: list[Send]) -> None:
+    def on_decision(self, request: DecisionRequest, answer: object, commands: list[Send]) -> None:
         return None
 
     def on_received(self, line: str) -> None:

@@ -2,12 +2,15 @@
 
 Everything is seen from our side: the engine board has us in row 0 and the
 ``MatchState`` has us as player 0, whichever colour and direction the server gave
-us.  Move legality is checked here with the driver's own move buffers (the
-module-level ones of ``engine.rules.moves`` may be in use by the agent in another thread).
+us; a line that gnubg sends its external player (``fibsbot.external``) is read by the
+same ``match_state``, told how gnubg writes it (``BoardReading``).  Move legality is
+checked here with the driver's own move buffers (the module-level ones of
+``engine.rules.moves`` may be in use by the agent in another thread).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -19,8 +22,13 @@ from engine.rules.notation import format_fibs
 from engine.rules.position import BAR, Position
 from fibsbot.protocol.board import FibsBoard
 from fibsbot.protocol.match.outputs import (
-    DecisionRequest, DoubleRequest, MoveRequest, ResignRequest, Send, TakeRequest,
-)  # fmt: skip
+    DecisionRequest,
+    DoubleRequest,
+    MoveRequest,
+    ResignRequest,
+    Send,
+    TakeRequest,
+)
 
 log = structlog.get_logger(__name__)
 
@@ -40,40 +48,93 @@ def may_double(fibs: FibsBoard, crawford: bool | None = None) -> bool:
     return fibs.player_may_double and not in_crawford_game
 
 
-def cube_owner(fibs: FibsBoard, *, doubled: bool = False) -> int:
+@dataclass(frozen=True)
+class BoardReading:
+    """Whose fields a board line holds and what its may-double flags say: the FIBS way
+    (``CLIP_READING``) or gnubg's, which its external player is sent (``fibsbot.external``).
+
+    FIBS writes every line from our side, never owns a 1-cube and clears both flags
+    while a double waits; gnubg writes its player 1's flags first whatever our seat,
+    puts its asked player's score first, lets a 1-cube be owned (``set cube owner``)
+    and keeps the owner's flags while a double waits, so there the flags alone say.
+    """
+
+    our_score_first: bool = True  # fields 1 and 4 are ours (else fields 2 and 5)
+    our_flag_first: bool = True  # field 38 is our may-double flag (else field 39)
+    flags_alone_tell_owner: bool = False
+    jacoby: bool | None = False  # FIBS plays unlimited matches without the Jacoby rule; None: gnubg's default
+
+
+CLIP_READING = BoardReading()
+
+
+def cube_owner(fibs: FibsBoard, *, doubled: bool = False, reading: BoardReading = CLIP_READING) -> int:
     """0 = we own the cube, 1 = they do, -1 = centred, as far as the board line tells.
 
-    While a double waits for our answer both flags are 0; the doubler owns the cube
-    then unless it is still centred.
+    FIBS: while a double waits for our answer both flags are 0; the doubler owns the
+    cube then unless it is still centred.
     """
-    if fibs.cube == 1:
-        return CENTRED
-    if doubled:
-        return THEM
-    if fibs.player_may_double and not fibs.opponent_may_double:
+    ours, theirs = fibs.player_may_double, fibs.opponent_may_double
+    if not reading.our_flag_first:
+        ours, theirs = theirs, ours
+    if not reading.flags_alone_tell_owner:
+        if fibs.cube == 1:
+            return CENTRED
+        if doubled:
+            return THEM
+    if ours and not theirs:
         return US
-    if fibs.opponent_may_double and not fibs.player_may_double:
+    if theirs and not ours:
         return THEM
     return CENTRED
 
 
-def match_state(fibs: FibsBoard, *, on_roll: int = US, doubled: bool = False, resigned: int = 0,
-                dice: tuple[int, int] = (0, 0), crawford: bool | None = None) -> MatchState:  # fmt: skip
+def match_state(
+    fibs: FibsBoard,
+    *,
+    on_roll: int = US,
+    doubled: bool = False,
+    resigned: int = 0,
+    dice: tuple[int, int] = (0, 0),
+    crawford: bool | None = None,
+    reading: BoardReading = CLIP_READING,
+    strict: bool = False,
+) -> MatchState:
     """The match state with us as player 0; ``to_decide`` is always us.  ``crawford``: whether
-    our record makes this the Crawford game (None: the board decides); a cube that a server
-    let be turned in it cannot be shown to the engine, which then sees a game after it."""
+    our record makes this the Crawford game (None: the board decides).
+
+    Not ``strict`` (the live match, which must go on whatever the server writes): scores
+    are cut to the Match ID's fields, a cube that a server let be turned in the Crawford
+    game is shown to the engine as a game after it, and a state the engine finds
+    inconsistent is replaced by the closest one it accepts (logged).  ``strict``: such a
+    line raises ``MatchStateError``.
+    """
     length = 0 if fibs.is_unlimited else fibs.match_length
-    score = (min(fibs.player_score, _SCORE_CAP), min(fibs.opponent_score, _SCORE_CAP))
+    score = (fibs.player_score, fibs.opponent_score)
+    if not reading.our_score_first:
+        score = score[::-1]
     in_crawford_game = fibs.is_crawford_game if crawford is None else crawford
+    if not strict:
+        score = (min(score[0], _SCORE_CAP), min(score[1], _SCORE_CAP))
+        in_crawford_game = in_crawford_game and fibs.cube == 1
     values: dict[str, Any] = dict(
-        cube=fibs.cube, cube_owner=cube_owner(fibs, doubled=doubled), on_roll=on_roll,
-        crawford=in_crawford_game and fibs.cube == 1, to_decide=US, doubled=doubled,
-        resigned=Resignation(resigned), dice=dice, match_length=length, score=score,
-        jacoby=False,  # FIBS plays unlimited matches without the Jacoby rule
-    )  # fmt: skip
+        cube=fibs.cube,
+        cube_owner=cube_owner(fibs, doubled=doubled, reading=reading),
+        on_roll=on_roll,
+        crawford=in_crawford_game,
+        to_decide=US,
+        doubled=doubled,
+        resigned=Resignation(resigned),
+        dice=dice,
+        match_length=length,
+        score=score,
+        jacoby=reading.jacoby,
+    )
     try:
         return MatchState(**values)
     except MatchStateError as exc:
+        if strict:
+            raise
         # a board line the engine finds inconsistent (odd cube, scores past the
         # length): keep playing with the closest state it accepts
         log.warning("match state adjusted", reason=str(exc), line=fibs.to_line())
@@ -97,8 +158,9 @@ def take_request_parts(fibs: FibsBoard, crawford: bool | None = None) -> tuple[n
     return our_board(fibs), match_state(fibs, on_roll=THEM, doubled=True, crawford=crawford)
 
 
-def resign_request_parts(fibs: FibsBoard, level: int,
-                         crawford: bool | None = None) -> tuple[np.ndarray, MatchState, bool]:  # fmt: skip
+def resign_request_parts(
+    fibs: FibsBoard, level: int, crawford: bool | None = None
+) -> tuple[np.ndarray, MatchState, bool]:
     on_roll_colour = fibs.colour_on_roll
     we_are_on_roll = on_roll_colour is None or on_roll_colour == fibs.colour
     dice = (fibs.our_dice if we_are_on_roll else fibs.their_dice) or (0, 0)
@@ -111,8 +173,9 @@ def resign_level(points: int, cube: int) -> int:
     return max(1, min(3, points // max(cube, 1)))
 
 
-def make_request(kind: str, fibs: FibsBoard, serial: int, resign_points: int | None = None,
-                 crawford: bool | None = None) -> DecisionRequest:  # fmt: skip
+def make_request(
+    kind: str, fibs: FibsBoard, serial: int, resign_points: int | None = None, crawford: bool | None = None
+) -> DecisionRequest:
     """The decision request of ``kind`` (move, double, take, resign) for a board line;
     ``crawford``: whether our record makes it the Crawford game (None: the board decides)."""
     if kind == "move":
@@ -128,11 +191,12 @@ def make_request(kind: str, fibs: FibsBoard, serial: int, resign_points: int | N
         raise ValueError(f"no request of kind {kind!r} (resign points {resign_points})")
     level = resign_level(resign_points, fibs.cube)
     board, state, on_roll = resign_request_parts(fibs, level, crawford)
-    return ResignRequest(serial=serial, board=board, state=state, fibs=fibs, level=level,
-                         points=resign_points, we_are_on_roll=on_roll)  # fmt: skip
+    return ResignRequest(
+        serial=serial, board=board, state=state, fibs=fibs, level=level, points=resign_points, we_are_on_roll=on_roll
+    )
 
 
-def answer_commands(request: DecisionRequest, answer: Any, checker: "MoveChecker") -> list[Send]:
+def answer_commands(request: DecisionRequest, answer: Any, checker: MoveChecker) -> list[Send]:
     """The server commands for an answer: a checked move, double/roll, accept/reject."""
     if isinstance(request, MoveRequest):
         steps = checker.checked_steps(request.board, request.dice, answer)
@@ -185,8 +249,12 @@ class MoveChecker:
             chosen_bytes = np.asarray(chosen, dtype=np.int8).tobytes()
             if chosen_bytes in by_board:
                 return by_board[chosen_bytes]
-        log.error("agent answered an illegal move; playing a legal one instead",
-                  answer=repr(steps), dice=dice, position=Position(board))  # fmt: skip
+        log.error(
+            "agent answered an illegal move; playing a legal one instead",
+            answer=repr(steps),
+            dice=dice,
+            position=Position(board),
+        )
         return results[0][0]
 
 

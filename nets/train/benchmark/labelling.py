@@ -27,9 +27,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine.eval.net import equity_of
 from engine.rules.ids import position_id
 from engine.rules.moves import MoveBuffers, generate_moves
-from engine.eval.net import equity_of
 from engine.search.nply import invert_probs
 from nets.train.labellers import BgsageLabeller, NetLabeller, parse_labeller
 
@@ -37,8 +37,9 @@ TOP_BY_SEARCH = 5
 TOP_BY_CHEAP = 5
 ROLLOUT_DEPTH = 3
 DEFAULT_SEARCH = "net:default@2"
-UNSCORED_RULE = ("cheap figure + mean(deep - cheap) over the re-scored results of the decision, "
-                 "capped at the worst re-scored equity")
+UNSCORED_RULE = (
+    "cheap figure + mean(deep - cheap) over the re-scored results of the decision, capped at the worst re-scored equity"
+)
 
 LabelledMove = tuple[str, float, int, str]  # result Position ID, equity for the mover, depth, level that judged it
 
@@ -142,9 +143,10 @@ def label_moves(setup: LabelSetup, items: list[tuple[np.ndarray, int, int]]) -> 
     flipped = [_results(board, d1, d2, buffers) for board, d1, d2 in items]
     cheap_all = mover_equities(_cached("labeller", levels.cheap).label(np.concatenate(flipped), seed=setup.seed))
     cheap = np.split(cheap_all, np.cumsum([len(f) for f in flipped])[:-1])
-    chosen = [list(range(len(f))) if levels.single else
-              candidates(_search_order(search, board, d1, d2, f), c)
-              for (board, d1, d2), f, c in zip(items, flipped, cheap)]
+    chosen = [
+        list(range(len(f))) if levels.single else candidates(_search_order(search, board, d1, d2, f), c)
+        for (board, d1, d2), f, c in zip(items, flipped, cheap)
+    ]
     if levels.single:
         deep = cheap
     else:
@@ -156,14 +158,21 @@ def label_moves(setup: LabelSetup, items: list[tuple[np.ndarray, int, int]]) -> 
         equities = place_unscored(c, dict(zip(idx, (float(x) for x in d))))
         rescored = set(idx)
         order = sorted(range(len(f)), key=lambda i: (i not in rescored, -equities[i]))
-        out.append([(position_id(f[i]), round(float(equities[i]), 5),
-                     levels.deep_depth if i in rescored else levels.cheap_depth,
-                     levels.deep if i in rescored else levels.cheap) for i in order])
+        out.append(
+            [
+                (
+                    position_id(f[i]),
+                    round(float(equities[i]), 5),
+                    levels.deep_depth if i in rescored else levels.cheap_depth,
+                    levels.deep if i in rescored else levels.cheap,
+                )
+                for i in order
+            ]
+        )
     return out
 
 
 def label_cubes(setup: LabelSetup, boards: list[np.ndarray]) -> list[list[float]]:
     """The deep level's five probabilities of each board (side on roll, before its roll)."""
-    labels = _cached("labeller", labeller_levels(setup.labeller).deep).label(np.array(boards, np.int8),
-                                                                               seed=setup.seed)
+    labels = _cached("labeller", labeller_levels(setup.labeller).deep).label(np.array(boards, np.int8), seed=setup.seed)
     return [[round(float(p), 6) for p in label] for label in labels]

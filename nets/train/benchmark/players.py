@@ -6,8 +6,17 @@ from __future__ import annotations
 import numpy as np
 
 from engine.rules.ids import position_id
-from nets.train.benchmark.scoring import (Benchmark, BenchmarkError, BenchmarkPlayer, CubeRecord, MoveRecord,
-                                          cube_loss_pairs, move_outcomes, score, summarise)
+from nets.train.benchmark.scoring import (
+    Benchmark,
+    BenchmarkError,
+    BenchmarkPlayer,
+    CubeRecord,
+    MoveRecord,
+    cube_loss_pairs,
+    move_outcomes,
+    score,
+    summarise,
+)
 from nets.train.labellers import BGSAGE_PLIES
 
 
@@ -18,7 +27,7 @@ class NetBenchmarkPlayer:
         self.agent, self.name = agent, agent.name
 
     @classmethod
-    def from_spec(cls, spec: str) -> "NetBenchmarkPlayer":
+    def from_spec(cls, spec: str) -> NetBenchmarkPlayer:
         from engine.players.registry import PlayerSpecError
         from nets.player import load_agent
 
@@ -59,9 +68,8 @@ class GnubgBenchmarkPlayer:
     name = "gnubg0"
 
     def __init__(self) -> None:
+        from engine.players.registry import GnubgPlayer, PlayerSpecError
         from engine.rules.moves import MoveBuffers
-        from engine.players.registry import GnubgPlayer
-        from engine.players.registry import PlayerSpecError
 
         try:
             self.player = GnubgPlayer()
@@ -71,8 +79,8 @@ class GnubgBenchmarkPlayer:
         self.buffers = MoveBuffers()
 
     def result(self, board, d1, d2):
-        from engine.rules.moves import generate_moves
         from engine.players.registry import GnubgPlayerError
+        from engine.rules.moves import generate_moves
 
         n = generate_moves(np.ascontiguousarray(board, np.int8), d1, d2, *self.buffers.args())
         try:
@@ -97,8 +105,9 @@ class BgsageBenchmarkPlayer:
         try:
             from bgsage import BgBotAnalyzer
         except ImportError as exc:
-            raise BenchmarkError(f"bgsage@{ply} needs the optional package bgsage: "
-                                 f"pip install 'fibsbot[bgsage]'") from exc
+            raise BenchmarkError(
+                f"bgsage@{ply} needs the optional package bgsage: pip install 'fibsbot[bgsage]'"
+            ) from exc
         self.name = f"bgsage@{ply}"
         self.analyzer = BgBotAnalyzer(eval_level=f"{ply}ply", cubeful=False, parallel_threads=1)
         self.labeller = BgsageLabeller(ply)
@@ -129,8 +138,10 @@ def make_player(spec: str) -> BenchmarkPlayer:
         return GnubgBenchmarkPlayer()
     if spec.startswith("bgsage@") and spec[7:] in [str(p) for p in BGSAGE_PLIES]:
         return BgsageBenchmarkPlayer(int(spec[7:]))
-    raise BenchmarkError(f"unknown player {spec!r}: use net:NAME[@PLY], pubeval, gnubg0 or bgsage@PLY "
-                         f"(PLY {BGSAGE_PLIES[0]}-{BGSAGE_PLIES[-1]})")
+    raise BenchmarkError(
+        f"unknown player {spec!r}: use net:NAME[@PLY], pubeval, gnubg0 or bgsage@PLY "
+        f"(PLY {BGSAGE_PLIES[0]}-{BGSAGE_PLIES[-1]})"
+    )
 
 
 def score_spec(spec: str, benchmark: Benchmark, workers: int = 1) -> dict:
@@ -157,7 +168,7 @@ def score_spec(spec: str, benchmark: Benchmark, workers: int = 1) -> dict:
 def _chunks(items, count: int) -> list[list]:
     items = list(items)
     size = max(1, -(-len(items) // max(count, 1)))
-    return [items[i:i + size] for i in range(0, len(items), size)]
+    return [items[i : i + size] for i in range(0, len(items), size)]
 
 
 _worker_players: dict[str, BenchmarkPlayer] = {}

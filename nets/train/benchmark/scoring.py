@@ -31,8 +31,9 @@ from __future__ import annotations
 import gzip
 import json
 import math
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable, Literal, Protocol
+from typing import Literal, Protocol
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -91,8 +92,9 @@ class MoveRecord(_Record):
         for option in self.moves:
             if option.position_id == result_id:
                 return option
-        raise BenchmarkError(f"{self.position_id} dice {self.dice}: result {result_id} is not among the "
-                             f"{len(self.moves)} listed moves")
+        raise BenchmarkError(
+            f"{self.position_id} dice {self.dice}: result {result_id} is not among the {len(self.moves)} listed moves"
+        )
 
 
 class CubeRecord(_Record):
@@ -118,7 +120,7 @@ class Benchmark(BaseModel):
     moves: tuple[MoveRecord, ...] = ()
     cubes: tuple[CubeRecord, ...] = ()
 
-    def limited(self, limit: int | None) -> "Benchmark":
+    def limited(self, limit: int | None) -> Benchmark:
         """The first ``limit`` checker decisions and the first ``limit`` cube records."""
         if limit is None:
             return self
@@ -129,8 +131,7 @@ class Benchmark(BaseModel):
 
 
 def _open(path: Path, mode: str):
-    return gzip.open(path, mode + "t", encoding="utf-8") if path.suffix == ".gz" else open(path, mode,
-                                                                                              encoding="utf-8")
+    return gzip.open(path, mode + "t", encoding="utf-8") if path.suffix == ".gz" else open(path, mode, encoding="utf-8")
 
 
 def record_json(record: _Record) -> str:
@@ -167,7 +168,8 @@ def read_benchmark(path: str | Path) -> Benchmark:
     if not path.exists():
         raise BenchmarkError(f"no benchmark file {path}")
     meta: dict = {}
-    moves, cubes = [], []
+    moves: list[MoveRecord] = []
+    cubes: list[CubeRecord] = []
     try:
         with _open(path, "r") as stream:
             for lineno, line in enumerate(stream, 1):
@@ -180,11 +182,14 @@ def read_benchmark(path: str | Path) -> Benchmark:
                 if isinstance(record, dict):
                     version = record.get("format", FORMAT_VERSION)
                     if not isinstance(version, int) or version > FORMAT_VERSION:
-                        raise BenchmarkError(f"{path} line {lineno}: format {version!r} is newer than this "
-                                             f"reader's ({FORMAT_VERSION})")
+                        raise BenchmarkError(
+                            f"{path} line {lineno}: format {version!r} is newer than this reader's ({FORMAT_VERSION})"
+                        )
                     meta = record
+                elif isinstance(record, MoveRecord):
+                    moves.append(record)
                 else:
-                    (moves if isinstance(record, MoveRecord) else cubes).append(record)
+                    cubes.append(record)
     except (OSError, EOFError, UnicodeDecodeError) as exc:
         raise BenchmarkError(f"{path}: cannot be read ({exc})") from exc
     return Benchmark(meta=meta, moves=tuple(moves), cubes=tuple(cubes))
@@ -245,7 +250,9 @@ def cube_losses(record: CubeRecord, player_probs) -> tuple[float, float]:
 def _summary(losses: list[float], shallow: list[bool] | None = None) -> dict:
     n = len(losses)
     if n == 0:
-        return {"n": 0, "error": None, "stderr": None, "wrong": None} | ({"shallow": None} if shallow is not None else {})
+        return {"n": 0, "error": None, "stderr": None, "wrong": None} | (
+            {"shallow": None} if shallow is not None else {}
+        )
     values = np.asarray(losses) * 1000.0
     stderr = float(values.std(ddof=1) / math.sqrt(n)) if n > 1 else 0.0
     out = {"n": n, "error": float(values.mean()), "stderr": stderr, "wrong": float(np.mean(values > 0))}
@@ -276,13 +283,17 @@ def cube_loss_pairs(player: BenchmarkPlayer, records: Iterable[CubeRecord]) -> l
     return out
 
 
-def summarise(name: str, benchmark: Benchmark, outcomes: list[tuple[float, bool]],
-              pairs: list[tuple[float, float]] | None) -> dict:
+def summarise(
+    name: str, benchmark: Benchmark, outcomes: list[tuple[float, bool]], pairs: list[tuple[float, float]] | None
+) -> dict:
     """Per-class and overall move errors (x1000) and the cube error of one player."""
     groups = {c: [o for r, o in zip(benchmark.moves, outcomes) if r.cls == c] for c in CLASSES}
     groups["overall"] = outcomes
-    result = {"player": name, "labels": benchmark.meta.get("labeller", "unknown"),
-              "moves": {c: _summary([loss for loss, _ in v], [s for _, s in v]) for c, v in groups.items()}}
+    result = {
+        "player": name,
+        "labels": benchmark.meta.get("labeller", "unknown"),
+        "moves": {c: _summary([loss for loss, _ in v], [s for _, s in v]) for c, v in groups.items()},
+    }
     if pairs is None or not benchmark.cubes:
         result["cube"] = None
         return result
@@ -293,9 +304,12 @@ def summarise(name: str, benchmark: Benchmark, outcomes: list[tuple[float, bool]
         "positions": len({r.position_id for r in benchmark.cubes}),
         "decisions": len(pairs),
         "states": len({r.match_id for r in benchmark.cubes}),
-        "error": total["error"], "stderr": total["stderr"],
-        "double_error": _summary(doubles)["error"], "take_error": _summary(takes)["error"],
-        "wrong_doubles": _summary(doubles)["wrong"], "wrong_takes": _summary(takes)["wrong"],
+        "error": total["error"],
+        "stderr": total["stderr"],
+        "double_error": _summary(doubles)["error"],
+        "take_error": _summary(takes)["error"],
+        "wrong_doubles": _summary(doubles)["wrong"],
+        "wrong_takes": _summary(takes)["wrong"],
     }
     return result
 
@@ -305,5 +319,6 @@ def score(player: BenchmarkPlayer, benchmark: Benchmark) -> dict:
     with standard errors, counts, the share of decisions with any loss ("wrong") and
     of choices whose figure comes from a lower ply than the best's ("shallow");
     and the cube error (x1000 per cube record, double and take answers summed)."""
-    return summarise(player.name, benchmark, move_outcomes(player, benchmark.moves),
-                     cube_loss_pairs(player, benchmark.cubes))
+    return summarise(
+        player.name, benchmark, move_outcomes(player, benchmark.moves), cube_loss_pairs(player, benchmark.cubes)
+    )

@@ -29,7 +29,8 @@ EXPLORE = 0.05
 def phase_class(board: np.ndarray) -> str:
     """The benchmark class: gnubg's contact, crashed, or race (bear-offs included)."""
     phase = classify(board)
-    return {Phase.CONTACT: "contact", Phase.CRASHED: "crashed"}.get(phase, "race")
+    names: dict[int, str] = {Phase.CONTACT: "contact", Phase.CRASHED: "crashed"}  # Phase is an IntEnum
+    return names.get(phase, "race")
 
 
 @dataclass(frozen=True)
@@ -107,7 +108,7 @@ def arena_decisions(pattern: str) -> tuple[list[Candidate], list[Candidate]]:
 
 
 def _log_rows_reversed(rows) -> bool:
-    votes = Counter()
+    votes: Counter[bool] = Counter()
     for row, board in rows[:400]:
         if row["kind"] != "move" or row.get("move") in (None, "(none)"):
             continue

@@ -1,0 +1,31 @@
+"""The sizes the evaluation buffers are allocated at, and where the units of the side
+on roll's own checkers lie in the contact encodings.
+
+Buffers are allocated once at the largest net supported and sliced to a net's own
+sizes inside the kernels (``engine.eval.net.evaluate_one``), so one context serves
+every net; ``engine.eval.evaluator.Evaluator.kernel_params`` refuses larger nets.
+
+The offsets are worked out from the encoding's own feature lists
+(``engine.eval.encode.CONTACT_TAIL``, ``engine.eval.features.EXTRA_FEATURES``), so a
+feature added there moves them with it.
+"""
+
+from __future__ import annotations
+
+from engine.eval.encode import CONTACT_HALF, CONTACT_POINT_UNITS, CONTACT_TAIL
+from engine.eval.features import EXTRA_FEATURES
+
+MAX_INPUTS = 512  # the widest input layer a context's buffers hold
+MAX_HIDDEN = 1024  # the widest hidden layer
+RAW_LANES = 8  # the raw outputs buffer: a net has at most five, ``engine.eval.net.gnubg5_probs`` fills eight
+
+# The tail units (after the points) that depend only on a side's own checkers: how
+# many are off, its pips, how far back it is, its home points, prime, blots, anchor
+# and home-board count.  The others (shots, escapes, contain) also read the other side.
+OWN_TAIL_FEATURES = ("off", "pips", "back", "home_points", "prime", "blots", "anchor", "homecount")
+OWN_EXTRA_FEATURES = ("timing",)  # the same among contact2's extra features
+
+# indices in the side on roll's block of inputs (row 0 of the board)
+OWN_POINT_UNITS = tuple(range(CONTACT_POINT_UNITS))
+OWN_TAIL_UNITS = tuple(CONTACT_POINT_UNITS + CONTACT_TAIL.index(name) for name in OWN_TAIL_FEATURES)
+OWN_EXTRA_UNITS = tuple(CONTACT_HALF + EXTRA_FEATURES.index(name) for name in OWN_EXTRA_FEATURES)
