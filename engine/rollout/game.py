@@ -187,6 +187,9 @@ def game_turns(
 
     Each turn is yielded once its move is chosen, so a caller that stops early has
     had one choice made for nothing; the choosers see only the turns with a choice.
+    The ``Turn`` records make games of the quickest players (pubeval, random) about
+    4% slower than the loops this one replaced; next to a Python player's own
+    thinking they are nothing.
     """
     buffers = buffers or MoveBuffers()
     seed_value = np.uint64(seed_value)  # type: ignore[assignment]  # the dice kernels take the unsigned word
