@@ -14,7 +14,7 @@ from fibsbot.records.journal import MatchJournal
 from fibsbot.records.resync import AMBIGUOUS, UNRECOVERABLE, conclude, reconcile
 from fibsbot.records.resync import UNSEEN_DANCES as UNSEEN_DANCES_REASON
 from tests.interrupt_harness import InterruptedMatch
-from tests.resume_fixtures import IN_STEP, UNSEEN_DANCES
+from tests.resume_fixtures import DANCE_PAIRS, IN_STEP, UNSEEN_DANCES
 from tests.test_records_interrupted import log_lines
 
 
@@ -119,3 +119,12 @@ def test_more_turns_than_the_search_follows_while_the_server_rolls_for_us_are_un
     actions, note = _resumed(tmp_path, UNSEEN_DANCES)
     assert note == "left_out" and actions[-1] == ["leave_out", UNSEEN_DANCES_REASON]
     assert UNSEEN_DANCES_REASON in UNRECOVERABLE
+
+
+def test_a_history_in_which_the_opponent_moved_after_an_unseen_dance_of_ours_is_not_guessed(tmp_path):
+    # the Crawford game: the server rolled for us, we danced, the opponent moved, and again; a history
+    # of two such pairs fits the board, but so does one of three (which the server played): the
+    # moves between are unknown, so the game is left out instead of recorded wrongly
+    actions, note = _resumed(tmp_path, DANCE_PAIRS)
+    assert note == "left_out" and actions[-1] == ["leave_out", UNSEEN_DANCES_REASON]
+    assert actions[:-1] == DANCE_PAIRS["actions"]

@@ -41,8 +41,8 @@ def won_8_0_with_the_last_game_left_out(tmp_path) -> ScriptedMatch:
 def test_the_match_result_and_the_owners_totals_are_the_servers_final_score(tmp_path):
     match = won_8_0_with_the_last_game_left_out(tmp_path)
     assert [line["reason"] for line in match.events("game_left_out")] == ["no journal state fits the server's board"]
-    [end] = match.events("match_end")
-    assert end["scores"] == [8, 0] and end["announced"] is True
+    [end] = match.events("match_end")  # the game end already brings the server's score to 8
+    assert end["scores"] == [8, 0] and end["we_won"] is True
     assert match.records.finished and match.records.journal is None
 
     [summary] = MatchIndex(tmp_path).summaries()
@@ -71,3 +71,30 @@ def test_gnubg_reads_the_recorded_game_at_its_score_and_the_servers_result_in_th
     read = gnubg_matches([mat])[str(mat)]
     assert [(g["info"]["score-X"], g["info"]["score-O"]) for g in read["games"]] == [(0, 0)]
     assert "The match ended 8-0" in read["match-info"]["comment"]
+
+
+def test_a_match_won_in_a_game_left_out_ends_at_the_servers_score_without_a_match_end_line(tmp_path):
+    """The daemon is stopped a moment after the last game: only the game-end line arrives.  The
+    record left that game out, so the server's score before it, plus the points, ends the match."""
+    match = ScriptedMatch(tmp_path, length=7)
+    match.joined()
+    match.new_game(5, 2)
+    match.we_move(5, 2, ((13, 8), (13, 11)))
+    match.they_move(3, 1, ((8, 5), (6, 5)))
+    match.lines(
+        "oppo wants to resign. You will win 2 points. Type 'accept' or 'reject'.", "You accept and win 2 points."
+    )
+    match.score = [2, 0]
+    match.new_game(6, 1)
+    match.we_move(6, 1, ((13, 7), (8, 7)))
+    match.kill()
+    match.moved_unseen(1, ((24, 20), (13, 7)))
+    match.moved_unseen(0, ((24, 20), (20, 15)))
+    match.resumed(turn="oppo", on_roll="them")
+    match.lines("You win the game and get 6 points. Congratulations!")
+    assert len(match.events("game_left_out")) == 1
+    [end] = match.events("match_end")
+    assert end["scores"] == [8, 0] and end["announced"] is False and end["we_won"] is True
+    assert match.records.finished and match.records.journal is None
+    [summary] = MatchIndex(tmp_path).summaries()
+    assert summary.finished and summary.won and summary.score == (8, 0)

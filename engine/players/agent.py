@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import NamedTuple
 
 import numpy as np
 
@@ -24,6 +25,20 @@ from engine.search.nply import cache_stats, clear_cache, evaluate_at, make_conte
 
 DEFAULT_FILTERS = (12, 0.24, 6, 0.12)  # 1-ply: 12 within 0.24; 2-ply: 6 within 0.12
 MONEY_WEIGHTS = (1.0, 1.0, 1.0, 1.0)
+
+
+class SelfPlayScratch(NamedTuple):
+    """What a self-play kernel (rollouts, labels, harvest, the speed bench) needs beside the
+    search context, in the order those kernels take it: ``kernel(ctx, ..., *agent.self_play_scratch(), ...)``."""
+
+    filters: np.ndarray  # the move filters of 1- and 2-ply
+    weights: np.ndarray  # cubeless: one point a win, gammon and backgammon
+    root: tuple  # the root's move buffers (``MoveBuffers.args()``), the kernel's own
+    buf2: tuple  # the agent's scratch of the 2-ply search
+    buf1: tuple  # ... and of its 1-ply replies
+    equities: np.ndarray
+    probs: np.ndarray
+    plies: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -108,6 +123,18 @@ class Agent:
         if self._tree is None:
             self._tree = CubefulTree(self.ctx)
         return self._tree
+
+    def self_play_scratch(self) -> SelfPlayScratch:
+        return SelfPlayScratch(
+            self.filters,
+            np.ones(4),
+            MoveBuffers().args(),
+            self._buf2.args(),
+            self._buf1.args(),
+            self._equities,
+            self._probs,
+            self._plies,
+        )
 
     # --- duels -------------------------------------------------------------------
 

@@ -31,7 +31,7 @@ from engine.players.registry import install_players, registered_players
 from engine.rollout.game import BORNE_OFF, OUT_OF_TURNS, PLAYERS_CHOOSE, STOP, STOPPED, kernel_turns
 from engine.rollout.parallel import map_chunks, parallelism, split_range
 from engine.rules.dice import DISTINCT_ROLLS, ROLL_WEIGHTS, game_seed
-from engine.rules.moves import MoveBuffers, generate_moves
+from engine.rules.moves import generate_moves
 from engine.search.nply import evaluate0, invert_probs, rank_candidates
 from engine.search.nply import pruned as _pruned
 from engine.search.nply import won_probs as _won
@@ -283,14 +283,7 @@ def _play(
         first,
         count,
         truncate,
-        agent.filters,
-        np.ones(4),
-        MoveBuffers().args(),
-        agent._buf2.args(),
-        agent._buf1.args(),
-        agent._equities,
-        agent._probs,
-        agent._plies,
+        *agent.self_play_scratch(),
         out,
         varredn,
         max_turns,

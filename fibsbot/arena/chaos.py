@@ -56,7 +56,14 @@ from nets.player import load_agent
 if TYPE_CHECKING:
     from fibsbot.client.connection import BotClient
 
-MATCH_TIMEOUT_S = 180.0
+# a match is stuck when nothing happens in it for this long; on a loaded machine (every restart
+# warms the engine up again) a whole match may take longer than any fixed limit and still move on
+MATCH_STALL_S = 180.0
+
+
+def _progress(match) -> int:
+    """How far a server match has come: its games and actions so far."""
+    return sum(1 + len(game["actions"]) for game in match.history)
 
 
 @dataclass
@@ -237,9 +244,11 @@ async def run_chaos(
             match = core.matches[BOT]
             played.append(match)
             logout.armed = rng.random() < 0.7
-            deadline = time.monotonic() + MATCH_TIMEOUT_S
+            seen, deadline = _progress(match), time.monotonic() + MATCH_STALL_S
             while match not in core.finished and time.monotonic() < deadline:
                 await asyncio.sleep(rng.uniform(0.05, 0.6))
+                if _progress(match) != seen:
+                    seen, deadline = _progress(match), time.monotonic() + MATCH_STALL_S
                 await keep_alive()
                 if match in core.finished or BOT not in core.matches or rng.random() >= fault_rate:
                     continue

@@ -62,7 +62,6 @@ def decision_positions(count: int, seed: int = 2024) -> tuple[np.ndarray, np.nda
 def bench_ply0(repeats: int = 5) -> dict:
     agent, what = _agent(0)
     positions, dice = decision_positions(4000)
-    weights = np.ones(4)
 
     def run():
         agent.clear_cache()  # a fresh position every time, as at the root of a real game
@@ -71,14 +70,7 @@ def bench_ply0(repeats: int = 5) -> dict:
             positions,
             dice,
             0,
-            agent.filters,
-            weights,
-            MoveBuffers().args(),
-            agent._buf2.args(),
-            agent._buf1.args(),
-            agent._equities,
-            agent._probs,
-            agent._plies,
+            *agent.self_play_scratch(),
         )
 
     rate = _rate(len(positions), _timed(run, repeats))

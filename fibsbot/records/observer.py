@@ -89,6 +89,9 @@ class MatchRecords:
         self._opening: tuple[int, int] | None = None
         self._listing: set[str] | None = None  # the opponents of a saved-match listing being read
         self._live: Path | None = None  # the journal of the match begun or resumed in this session
+        # the server's score before the game on the board (ours, theirs): the match can end in a
+        # game the record left out, and then only the server's score says where it ended
+        self._score_before_game: tuple[int, int] | None = None
 
     # --- compatibility and counters -----------------------------------------------------------
 
@@ -265,12 +268,15 @@ class MatchRecords:
         self._live = journal.path
         self._new_game = False
         self._opening = None
+        self._score_before_game = None
 
     def _board(self, event: Board) -> None:
         board = event.board
         if board.player != "You" or self.journal is None:
             return
         self._direction = board.direction
+        if board.turn != 0:  # a game's last board may already show its points
+            self._score_before_game = (board.player_score, board.opponent_score)
         journal = self.journal
         journal.set_length(0 if board.is_unlimited else board.match_length)
         if self._resync:
@@ -376,30 +382,42 @@ class MatchRecords:
 
     def _dropped(self, event: DoubleRejected) -> None:
         self.record("drop", 0 if event.is_us else 1)
-        self._match_over()
+        self._match_over(1 if event.is_us else 0, event.points)
 
     def _resigned(self, event: ResignAccepted) -> None:
         self.record("resign", 1 if event.is_us else 0, event.points)
-        self._match_over()
+        self._match_over(0 if event.is_us else 1, event.points)
 
     def _game_end(self, event: GameEnd) -> None:
         self.record("win", 0 if event.we_won else 1, event.points)
-        self._match_over()
+        self._match_over(0 if event.we_won else 1, event.points)
 
-    def _match_over(self) -> None:
-        """A score that reaches the length ends the match, match-end line or not."""
-        if self.journal is not None and self.journal.recorder.is_over:
+    def _match_over(self, winner: int, points: int) -> None:
+        """A score that reaches the length ends the match, match-end line or not; in a game the
+        record left out, the server's score before the game and the points won say so."""
+        journal = self.journal
+        if journal is None:
+            return
+        if journal.recorder.is_over:
             self._finish(None)
+            return
+        length, before = journal.recorder.match_length, self._score_before_game
+        if journal.game_in_progress or not length or before is None:
+            return
+        score = list(before)
+        score[winner] += points
+        if score[winner] >= length:
+            self._finish(None, (score[0], score[1]))
 
     def _match_end(self, event: MatchEnd) -> None:
         self._finish(event)
 
-    def _finish(self, event: MatchEnd | None) -> None:
+    def _finish(self, event: MatchEnd | None, server_score: tuple[int, int] | None = None) -> None:
         journal = self.journal
         if journal is None:
             return
         self.leave_out("the match ended before this game was recorded")
-        score: tuple[int, ...] = journal.recorder.score
+        score: tuple[int, ...] = server_score or journal.recorder.score
         if event is not None:  # the server's score stands, whatever games the record left out
             score = tuple(event.scores) if event.we_won else tuple(reversed(event.scores))
         self.guarded("match end", journal.record, "end", *score)

@@ -14,6 +14,9 @@ off by what was in flight at the moment of the interruption:
   next one begun unseen: its opening is inferred the same way;
 * while we may not double the server rolls for us, so a dance of ours passes the
   turn back and the opponent may move twice: searched only when one move fits nothing.
+  A history in which the opponent moved after a dance of ours the bot never saw is not
+  kept: the board does not say how many such turns passed (one more pair of a dance and
+  a move fits as well), so the moves of that stretch are unknown.
 
 A candidate is accepted when replaying it gives the server's position, cube,
 score, pending double and the player the server waits for.  Histories that differ
@@ -60,6 +63,9 @@ def reconcile(journal: MatchJournal, board: FibsBoard) -> tuple[list[Action], st
     if not fitting and unattended:  # a second move of the opponent, after a dance of ours
         fitting = _fitting(journal, inference, moves=2)
     distinct = {course(journal, candidate) for candidate in fitting}
+    if len(distinct) == 1 and unattended and _went_on_past_our_dance(actions, fitting[0]):
+        distinct = set()  # a history with more turns fits as well: how many passed is unknowable
+        fitting = []
     if len(distinct) == 1:
         chosen = with_guessed_rolls(journal, fitting[0])
         note = "in_step" if chosen == actions else "inferred"
@@ -71,6 +77,27 @@ def reconcile(journal: MatchJournal, board: FibsBoard) -> tuple[list[Action], st
     if journal.game_in_progress:
         return actions + [["leave_out", reason]], "left_out"
     return actions, "unseen_game"
+
+
+def _went_on_past_our_dance(journaled: list[Action], candidate: list[Action]) -> bool:
+    """Whether the history found lets the opponent move after a dance of ours the bot never saw.
+
+    While the server rolls for us, each dance of ours hands the opponent another turn, and the
+    board tells nothing of how many such pairs passed: a history with one more (or one less)
+    fits whenever this one does, so its moves are not known and the game is left out.
+    """
+    added = candidate[_common(journaled, candidate) :]
+    danced = False
+    for action in added:
+        if action[0] == "move" and action[1] == 0 and not action[4]:
+            danced = True
+        elif danced and action[0] == "move" and action[1] == 1:
+            return True
+    return False
+
+
+def _common(a: list[Action], b: list[Action]) -> int:
+    return next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
 
 
 def _fitting(journal: MatchJournal, inference: Inference, moves: int) -> list[list[Action]]:

@@ -27,7 +27,6 @@ from engine.rollout.game import kernel_game
 from engine.rollout.parallel import map_chunks
 from engine.rules.boards import flip_into
 from engine.rules.dice import game_seed
-from engine.rules.moves import MoveBuffers
 from engine.search.nply import invert_probs
 from nets.train.labels import random_move, search_choose
 
@@ -113,14 +112,7 @@ def harvest_games(
             games,
             explore,
             ply,
-            agent.filters,
-            np.ones(4),
-            MoveBuffers().args(),
-            agent._buf2.args(),
-            agent._buf1.args(),
-            agent._equities,
-            agent._probs,
-            agent._plies,
+            *agent.self_play_scratch(),
             boards,
             labels,
         )

@@ -17,7 +17,6 @@ from numba import njit
 from engine.rollout.game import PLAYERS_CHOOSE, kernel_game
 from engine.rollout.parallel import map_chunks, parallelism, split_range
 from engine.rules.dice import game_seed, splitmix64
-from engine.rules.moves import MoveBuffers
 from engine.search.nply import evaluate_at, rank_candidates
 
 MAX_TURNS = 500
@@ -91,14 +90,7 @@ def selfplay_positions(agent, games: int, seed: int = 1, explore: float = 0.05, 
         first_game,
         games,
         explore,
-        agent.filters,
-        np.ones(4),
-        MoveBuffers().args(),
-        agent._buf2.args(),
-        agent._buf1.args(),
-        agent._equities,
-        agent._probs,
-        agent._plies,
+        *agent.self_play_scratch(),
         out,
     )
     return out[:n].copy()
@@ -153,14 +145,7 @@ def selfplay_games(agent, games: int, seed: int = 1, explore: float = 0.05, firs
             first_game,
             games,
             explore,
-            agent.filters,
-            np.ones(4),
-            MoveBuffers().args(),
-            agent._buf2.args(),
-            agent._buf1.args(),
-            agent._equities,
-            agent._probs,
-            agent._plies,
+            *agent.self_play_scratch(),
             out,
         )
         if n < capacity:  # a full buffer may have dropped positions: play again with room
