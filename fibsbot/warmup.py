@@ -14,6 +14,9 @@ the fibsbot cache folder) is keyed by the engine's sources, numba's and Python's
 versions and where numba caches, so a changed engine warms up again.  A start that
 finds it goes straight to the full search.  A warm-up that fails or takes too long
 is logged, and the bot compiles the search itself, as it did before: never stuck.
+A start while an earlier start's child still compiles (the daemon was killed and
+restarted) starts no second child: it waits for that one's marker.  Without this a
+daemon restarted every few seconds left hundreds of waiting children behind.
 """
 
 from __future__ import annotations
@@ -44,8 +47,8 @@ def engine_digest() -> str:
     import numba
 
     h = hashlib.sha256()
-    for path in sorted(ENGINE_DIR.glob("*.py")):
-        h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    for path in sorted(ENGINE_DIR.rglob("*.py")):  # every package of the engine, not its top level alone
+        h.update(path.relative_to(ENGINE_DIR).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     for part in (
         numba.__version__,
         sys.version,
@@ -101,6 +104,7 @@ class SearchWarmup:
         self.started = 0.0
         self.ready = False
         self.outcome = ""  # "cached", "warmed", "failed" once ready
+        self.watching = False  # another process's warm-up compiles: only its marker is awaited
         self._lock = threading.Lock()
 
     def start(self) -> SearchWarmup:
@@ -108,6 +112,19 @@ class SearchWarmup:
             self._finish("cached")
             return self
         self.marker.parent.mkdir(parents=True, exist_ok=True)
+        self.started = time.monotonic()
+        if _compiling_elsewhere(self.marker):
+            # a warm-up of an earlier start (killed, restarted) still compiles: wait for its
+            # marker instead of starting another child; under a kill loop they would pile up
+            self.watching = True
+            self.log.info(
+                "search_warming",
+                pid=None,
+                agent=self.agent_spec,
+                marker=str(self.marker),
+                waits_for="the warm-up already running",
+            )
+            return self
         command = self.command or [
             sys.executable,
             "-m",
@@ -117,7 +134,6 @@ class SearchWarmup:
             "--marker",
             str(self.marker),
         ]
-        self.started = time.monotonic()
         try:
             with open(self.log_path, "wb") as err:
                 self.proc = subprocess.Popen(
@@ -142,6 +158,8 @@ class SearchWarmup:
 
     def __call__(self) -> bool:
         with self._lock:
+            if self.watching and not self.ready:
+                return self._watch()
             if self.ready or self.proc is None:
                 return self.ready
             code = self.proc.poll()
@@ -165,6 +183,17 @@ class SearchWarmup:
                 self._failed(f"exit code {code}")
             return self.ready
 
+    def _watch(self) -> bool:
+        if self.marker.is_file():
+            seconds = round(time.monotonic() - self.started, 1)
+            self.log.info("search_ready", pid=None, seconds=seconds, child=_read(self.marker), next="cache")
+            self._finish("warmed")
+        elif time.monotonic() - self.started > self.timeout_s:
+            self._failed(f"the warm-up already running gave no result in {self.timeout_s:.0f} s")
+        elif not _compiling_elsewhere(self.marker) and not self.marker.is_file():  # it stopped, no marker
+            self._failed("the warm-up already running stopped without a result")
+        return self.ready
+
     def _failed(self, reason: str) -> None:
         tail = ""
         try:
@@ -184,6 +213,20 @@ def _read(path: Path) -> dict:
         return json.loads(path.read_text())
     except (OSError, ValueError):
         return {}
+
+
+def _compiling_elsewhere(marker: Path) -> bool:
+    """Whether a warm-up child holds the lock of ``marker`` (it is compiling now)."""
+    try:
+        with open(marker.with_suffix(".lock"), "a") as lock:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return True
+            fcntl.flock(lock, fcntl.LOCK_UN)
+            return False
+    except OSError:
+        return False
 
 
 def start_warmup(agent, logger=None, enabled: bool = True) -> SearchWarmup | None:

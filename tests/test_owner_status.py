@@ -117,3 +117,37 @@ def test_empty_corrupt_and_locked_data_get_one_line(tmp_path):
 def test_help(command):
     code, out, _ = run_cli([command, "--help"])
     assert code == 0 and "usage: fibsbot " + command in out
+
+
+def test_status_shows_a_retrained_nets_real_life_error_and_the_gates_figures(tmp_path):
+    from engine.eval.evaluator import Evaluator
+    from fibsbot.owner.live import record_retrain
+    from fibsbot.owner.status import collect_status, format_status
+    from nets.player import resolve_net_path
+    from nets.store import NetStore
+
+    real = {"positions": 300, "incumbent_error": 4.2, "candidate_error": 3.9, "difference": -0.3, "stderr": 0.08}
+    duel = {"games": 10000, "ppg": 0.004, "stderr": 0.006}
+    NetStore(tmp_path / "nets").promote(
+        Evaluator.load(resolve_net_path("default")),
+        strength={"real_life_benchmark": {**real, "version": 2}, "head_to_head_vs_incumbent": duel},
+    )
+    record_retrain(
+        tmp_path,
+        {
+            "labeller": "bgsage@3",
+            "promoted": True,
+            "version": "v1",
+            "training_positions": 5000,
+            "real_life_benchmark": real,
+            "head_to_head": duel,
+            "reason": "promoted",
+        },
+    )
+    status = collect_status(tmp_path)
+    assert status["net"]["real_life_error"] == 3.9 and status["net"]["real_life_version"] == 2
+    assert status["last_retrain"]["real_life_after"] == 3.9 and status["last_retrain"]["labeller"] == "bgsage@3"
+    text = format_status(status)
+    assert "real-life benchmark v2 error 3.90 (-0.30 +/- 0.08 vs the net it replaced)" in text
+    assert "labels by bgsage@3, real-life benchmark (300 decisions) error 4.20 -> 3.90 +/- 0.08" in text
+    assert "head to head +0.004 +/- 0.006 ppg" in text

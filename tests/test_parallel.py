@@ -27,6 +27,7 @@ from engine.rollout.parallel import RAY_INSTALL_HINT, ParallelBackendError, map_
 from engine.rules.notation import format_gnubg
 from engine.rules.position import Position
 from nets.player import load_agent
+from nets.train.labellers import label_spread
 from nets.train.labels import label_parallel, selfplay_games, selfplay_parallel, selfplay_positions
 
 REPO = Path(__file__).resolve().parents[1]
@@ -74,6 +75,8 @@ def run_everything(workers: int, ray_address: str | None) -> dict[str, np.ndarra
         SPEC, SELFPLAY_GAMES, seed=SEED, explore=0.1, workers=workers, ray_address=ray_address
     )
     labels = label_parallel(SPEC, positions[::8], 1, workers, ray_address=ray_address)
+    # the retrain's labeller (rollouts here: bgsage shares its work over its own threads)
+    spread = label_spread("rollout:2+vr+prune", positions[::16], seed=SEED, workers=workers, ray_address=ray_address)
     cli = cli_rollout_json(["--workers", str(workers)] + (["--ray", ray_address] if ray_address else []))
     return {
         "rollout_equities": position.equities,
@@ -82,6 +85,7 @@ def run_everything(workers: int, ray_address: str | None) -> dict[str, np.ndarra
         "move_texts": np.array([format_gnubg(board, r["steps"]) for r in moves]),
         "selfplay": positions,
         "labels": labels,
+        "labels_spread": spread,
         "cli": np.array(cli),
     }
 
@@ -105,6 +109,8 @@ def test_in_process_results_are_real_work(in_process):
     assert (in_process["selfplay"].sum(axis=2) <= 15).all()
     assert len(in_process["labels"]) == len(in_process["selfplay"][::8])
     assert ((in_process["labels"] >= 0) & (in_process["labels"] <= 1)).all()
+    assert len(in_process["labels_spread"]) == len(in_process["selfplay"][::16])
+    assert ((in_process["labels_spread"] >= 0) & (in_process["labels_spread"] <= 1)).all()
     cli = json.loads(str(in_process["cli"]))
     assert cli["games"] == 12 and len(cli["moves"]) == 2
 

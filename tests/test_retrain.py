@@ -108,12 +108,34 @@ async def test_retrain_on_arena_play_measures_and_gates(tmp_path):
     # nothing queued, so the test would depend on what ran before it
     result = await run_arena(length=1, matches=2, ply=1, net=net, data_dir=data, seed=3, warmup=False)
     assert result.queued > 0
-    config = RetrainConfig(data, net=net, label_ply=1, selfplay_games=4, epochs=2, gate_games=100, seed=2)
-    report = retrain(config, progress=lambda text: None, open_queue=partial(TrainingQueue, data / "queue.sqlite"))
-    assert report.queue_rows == result.queued and report.new_positions > report.queue_rows
-    assert "contact" in report.fit and {"ppg", "stderr"} <= set(report.candidate)
+    config = RetrainConfig(
+        data,
+        net=net,
+        labeller="incumbent",
+        label_ply=1,
+        selfplay_games=4,
+        epochs=2,
+        mix_ratio=0.5,
+        real_life_new=8,
+        real_life_labeller="net:default@0",
+        gate_games=100,
+        seed=2,
+    )
+    open_queue = partial(TrainingQueue, data / "queue.sqlite")
+    report = retrain(config, progress=lambda text: None, open_queue=open_queue)
+    assert report.labeller == f"net:{net}@1"
+    assert report.queue_rows == result.queued and report.positions_labelled > report.queue_rows
+    assert report.mix["ratio"] == 0.5 and report.mix["shipped_positions"] == round(0.5 * report.training_positions)
+    assert "contact" in report.fit
+    real = report.real_life_benchmark
+    assert 0 < real["positions"] <= 8 and real["version"] == 1 and real["labeller"] == "net:default@0"
+    assert {"incumbent_error", "candidate_error", "stderr", "difference"} <= set(real)
+    assert report.head_to_head["games"] == 100 and {"ppg", "stderr"} <= set(report.head_to_head)
     store = NetStore(data / "nets")
     assert report.promoted == (store.current_version() is not None)
+    assert report.promoted == (
+        real["difference"] < -real["stderr"] and report.head_to_head["ppg"] >= -report.head_to_head["stderr"]
+    )
     with TrainingQueue(data / "queue.sqlite") as queue:
         assert queue.count(labelled=True) == (report.queue_rows if report.promoted else 0)
     assert (data / "training" / "set.npz").exists() and (data / "training" / "last_report.json").exists()
@@ -121,6 +143,13 @@ async def test_retrain_on_arena_play_measures_and_gates(tmp_path):
     training = TrainingSet(data / "training" / "set.npz")
     after_dances = dance_positions(training.boards)
     assert len(after_dances) > 0 and len(training.unseen(list(after_dances))) == 0
+    # a second retrain with no new games changes nothing
+    versions_before = store.versions()
+    again = retrain(config, progress=lambda text: None, open_queue=open_queue)
+    assert again.positions_labelled == 0 and not again.promoted and "nothing new" in again.reason
+    assert store.versions() == versions_before and len(TrainingSet(data / "training" / "set.npz").boards) == len(
+        training.boards
+    )
 
 
 async def test_retrain_labels_with_the_labeller_it_is_given(tmp_path):
@@ -131,11 +160,20 @@ async def test_retrain_labels_with_the_labeller_it_is_given(tmp_path):
     data = tmp_path / "data"
     await run_arena(length=1, matches=1, ply=0, net=net, data_dir=data, seed=4)
     config = RetrainConfig(
-        data, net=net, labeller="bgsage@1", selfplay_games=2, epochs=1, gate_games=20, seed=2, promote=False
+        data,
+        net=net,
+        labeller="bgsage@1",
+        selfplay_games=2,
+        epochs=1,
+        real_life_new=2,
+        real_life_labeller="net:default@0",
+        gate_games=20,
+        seed=2,
+        promote=False,
     )
     report = retrain(config, progress=lambda text: None, open_queue=partial(TrainingQueue, data / "queue.sqlite"))
     training = TrainingSet(data / "training" / "set.npz")
-    assert report.new_positions == len(training.boards) > 0
+    assert report.positions_labelled == len(training.boards) > 0 and report.labeller == "bgsage@1"
     assert training.labels == pytest.approx(BgsageLabeller(1).label(training.boards), abs=1e-6)
 
 

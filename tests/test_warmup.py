@@ -147,3 +147,38 @@ def test_a_second_child_waits_for_the_first_and_compiles_nothing(tmp_path):
         marker.write_text('{"pid": "the first child"}')
     assert second.wait(timeout=60) == 0
     assert json.loads(marker.read_text()) == {"pid": "the first child"}
+
+
+def test_a_start_while_another_warmup_compiles_starts_no_child_and_waits_for_its_marker(cache):
+    """A daemon killed and restarted every few seconds must not leave a child per start."""
+    import fcntl
+
+    cache.mkdir(parents=True)
+    marker = marker_path()
+    with open(marker.with_suffix(".lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # an earlier start's child, compiling
+        with capture_logs() as logs:
+            warm = SearchWarmup("net:default@2", command=writer(0.0)).start()
+            assert warm.proc is None and warm.watching and not warm()
+            marker.write_text('{"pid": "the earlier child"}')
+            assert warm() and warm.outcome == "warmed"
+    assert [e["event"] for e in logs] == ["search_warming", "search_ready"]
+    marker.unlink()
+    with open(marker.with_suffix(".lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        warm = SearchWarmup("net:default@2", command=writer(0.0)).start()
+    # the lock is free again and no marker came: that child died, the agent compiles by itself
+    with capture_logs() as logs:
+        assert warm() and warm.outcome == "failed" and warm.proc is None
+    assert any(e["event"] == "search_warmup_failed" for e in logs)
+
+
+def test_the_marker_changes_with_a_file_in_any_engine_package(tmp_path, monkeypatch):
+    engine = tmp_path / "engine"
+    (engine / "search").mkdir(parents=True)
+    (engine / "__init__.py").write_text("")
+    (engine / "search" / "nply.py").write_text("depth = 2\n")
+    monkeypatch.setattr(warmup, "ENGINE_DIR", engine)
+    before = marker_path().name
+    (engine / "search" / "nply.py").write_text("depth = 3\n")
+    assert marker_path().name != before

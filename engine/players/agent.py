@@ -124,7 +124,7 @@ class Agent:
             self._tree = CubefulTree(self.ctx)
         return self._tree
 
-    def self_play_scratch(self) -> SelfPlayScratch:
+    def self_play_scratch(self) -> tuple:  # a SelfPlayScratch, spread into a kernel's arguments
         return SelfPlayScratch(
             self.filters,
             np.ones(4),

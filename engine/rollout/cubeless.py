@@ -276,19 +276,9 @@ def _play(
     if isinstance(prune, bool) or prune < 0:
         raise ValueError(f"prune is a number of moves (0: no pruning), not {prune!r}")
     out = np.zeros((count, 5), np.float64)
-    rollout_games(
-        agent.ctx,
-        np.ascontiguousarray(board, np.int8),
-        np.uint64(seed),
-        first,
-        count,
-        truncate,
-        *agent.self_play_scratch(),
-        out,
-        varredn,
-        max_turns,
-        prune,
-    )
+    start = (agent.ctx, np.ascontiguousarray(board, np.int8), np.uint64(seed), first, count, truncate)
+    arguments: tuple = (*start, *agent.self_play_scratch(), out, varredn, max_turns, prune)
+    rollout_games(*arguments)
     return out
 
 

@@ -7,6 +7,9 @@ import json
 from pathlib import Path
 
 from fibsbot.cli.registry import UserError, command
+from nets.train.labellers import DEFAULT_ROLLOUT
+from nets.train.mix import DEFAULT_RATIO
+from nets.train.real_life import REAL_LIFE_LABELLER
 
 
 def _setup(p: argparse.ArgumentParser) -> None:
@@ -15,11 +18,32 @@ def _setup(p: argparse.ArgumentParser) -> None:
         help="the bot's data directory (queue.sqlite, log/, training/, nets/); default: the user's data directory",
     )
     p.add_argument("--net", default="default", help="incumbent: the promoted net of the data dir, else this net")
-    p.add_argument("--label-ply", type=int, default=2, choices=[1, 2], help="search depth of the labels (default 2)")
     p.add_argument(
         "--labeller",
-        help="label with this labeller instead of the incumbent's search: "
-        "net:NAME@PLY, rollout:GAMES[:NAME] or bgsage@PLY (see train relabel)",
+        help="who labels the new positions: net:NAME@PLY, rollout:GAMES[:NAME][+vr][+prune], bgsage@PLY, or "
+        "'incumbent' (its own search at --label-ply); default: the strongest installed, bgsage@3, else "
+        f"{DEFAULT_ROLLOUT}",
+    )
+    p.add_argument(
+        "--label-ply", type=int, default=2, choices=[1, 2], help="with --labeller incumbent: its search depth"
+    )
+    p.add_argument("--ray", metavar="ADDRESS", help="label on this Ray cluster ('auto', 'local' or host:port)")
+    p.add_argument(
+        "--mix",
+        type=float,
+        default=DEFAULT_RATIO,
+        help=f"shipped training positions per position of the retrain's own set (default {DEFAULT_RATIO})",
+    )
+    p.add_argument(
+        "--real-life-new",
+        type=int,
+        default=300,
+        help="logged decisions added to the real-life benchmark (DATA/benchmarks) per retrain (default 300)",
+    )
+    p.add_argument(
+        "--real-life-labeller",
+        default=REAL_LIFE_LABELLER,
+        help=f"who labels the real-life benchmark (default {REAL_LIFE_LABELLER})",
     )
     p.add_argument("--selfplay-games", type=int, default=200, help="fresh self-play games to label too (default 200)")
     p.add_argument("--epochs", type=int, default=12)
@@ -28,9 +52,14 @@ def _setup(p: argparse.ArgumentParser) -> None:
         "--gate-games",
         type=int,
         default=10000,
-        help="duplicate games against pubeval for each of incumbent and candidate (default 10000)",
+        help="games of the candidate against the incumbent on duplicate dice, and of each against gnubg 0-ply "
+        "where gnubg-nn is installed (default 10000)",
     )
-    p.add_argument("--benchmark", default=None, help="benchmark set for the gate (default: the shipped set)")
+    p.add_argument(
+        "--benchmark",
+        default=None,
+        help="the shipped benchmark set, measured for the record (default: the shipped set)",
+    )
     p.add_argument("--no-promote", action="store_true", help="measure the candidate but keep the incumbent")
     p.add_argument("--workers", type=int, default=1, help="processes for labelling")
     p.add_argument("--seed", type=int, default=1)
@@ -57,6 +86,10 @@ def _retrain(args: argparse.Namespace) -> int:
         net=args.net,
         label_ply=args.label_ply,
         labeller=args.labeller,
+        ray_address=args.ray,
+        mix_ratio=args.mix,
+        real_life_new=args.real_life_new,
+        real_life_labeller=args.real_life_labeller,
         selfplay_games=args.selfplay_games,
         epochs=args.epochs,
         lr=args.lr,
@@ -66,11 +99,12 @@ def _retrain(args: argparse.Namespace) -> int:
         benchmark_set=benchmark,
         promote=not args.no_promote,
     )
-    if args.labeller is not None:
-        try:
-            parse_labeller(args.labeller).require()
-        except LabellerError as exc:
-            raise UserError(str(exc)) from exc
+    for spec in (args.labeller, args.real_life_labeller):
+        if spec is not None and spec != "incumbent":
+            try:
+                parse_labeller(spec).require()
+            except LabellerError as exc:
+                raise UserError(str(exc)) from exc
     if not config.data_dir.exists():
         raise UserError(f"no data directory {config.data_dir}: play some matches first (fibsbot arena)")
     queue_path = config.data_dir / "queue.sqlite"
@@ -83,8 +117,8 @@ def _retrain(args: argparse.Namespace) -> int:
         print(json.dumps(asdict(report), default=str))
     else:
         print(
-            f"{report.queue_rows} queued decisions, {report.new_positions} new positions labelled, "
-            f"{report.training_positions} in the training set"
+            f"{report.queue_rows} queued decisions, {report.positions_labelled} new positions labelled by "
+            f"{report.labeller}, {report.training_positions} in the training set"
         )
         print(report.reason)
         print(f"promoted as version {report.version}" if report.promoted else "kept the incumbent")

@@ -149,9 +149,12 @@ def _card(path: Path) -> dict:
 
 
 def strength_figures(card: dict) -> dict:
-    """A card's measured strength in one shape: ``ppg`` (with ``stderr``) against pubeval, ``benchmark_error``."""
+    """A card's measured strength in one shape: ``ppg`` (with ``stderr``) against pubeval, ``benchmark_error``,
+    and for a net a retrain promoted its real-life benchmark error and head-to-head result."""
     strength = card.get("strength") or {}
     ppg = strength.get("ppg_vs_pubeval", strength.get("ppg"))
+    real_life = strength.get("real_life_benchmark") or {}
+    duel = strength.get("head_to_head_vs_incumbent") or {}
     return {
         k: v
         for k, v in (
@@ -159,6 +162,14 @@ def strength_figures(card: dict) -> dict:
             ("stderr", strength.get("stderr")),
             ("benchmark_error", strength.get("benchmark_error")),
             ("games", strength.get("games")),
+            # a net promoted by a retrain: its error on the real-life benchmark of its day
+            ("real_life_error", real_life.get("candidate_error")),
+            ("real_life_gain", real_life.get("difference")),
+            ("real_life_stderr", real_life.get("stderr")),
+            ("real_life_version", real_life.get("version")),
+            ("real_life_positions", real_life.get("positions")),
+            ("ppg_vs_incumbent", duel.get("ppg")),
+            ("ppg_vs_incumbent_stderr", duel.get("stderr")),
         )
         if v is not None
     }

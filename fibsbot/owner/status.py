@@ -98,12 +98,21 @@ def collect_status(data_dir: Path) -> dict:
 
 
 def _retrain_figures(report: dict) -> dict:
+    # reports before the real-life gate measured both nets on the shipped benchmark and against pubeval
     inc, cand = report.get("incumbent") or {}, report.get("candidate") or {}
+    real, duel = report.get("real_life_benchmark") or {}, report.get("head_to_head") or {}
     return {
         "finished": report.get("finished"),
         "promoted": bool(report.get("promoted")),
         "version": report.get("version"),
+        "labeller": report.get("labeller"),
         "positions": report.get("training_positions"),
+        "real_life_before": real.get("incumbent_error"),
+        "real_life_after": real.get("candidate_error"),
+        "real_life_stderr": real.get("stderr"),
+        "real_life_positions": real.get("positions"),
+        "ppg_vs_incumbent": duel.get("ppg"),
+        "ppg_vs_incumbent_stderr": duel.get("stderr"),
         "error_before": inc.get("error"),
         "error_after": cand.get("error"),
         "ppg_before": inc.get("ppg"),
@@ -143,6 +152,13 @@ def _figures(net: dict) -> str:
         )
     if "benchmark_error" in net:
         parts.append(f"benchmark error {net['benchmark_error']:.2f}")
+    if "real_life_error" in net:
+        parts.append(
+            f"real-life benchmark v{net.get('real_life_version', '?')} error {net['real_life_error']:.2f} "
+            f"({net.get('real_life_gain', 0):+.2f} +/- {net.get('real_life_stderr', 0):.2f} vs the net it replaced)"
+        )
+    if "ppg_vs_incumbent" in net:
+        parts.append(f"{net['ppg_vs_incumbent']:+.3f} +/- {net.get('ppg_vs_incumbent_stderr', 0):.3f} ppg head to head")
     return ", ".join(parts) or "no measured figures"
 
 
@@ -202,10 +218,24 @@ def format_status(status: dict) -> str:
     if r is None:
         lines.append("last retrain: never")
     else:
+        if r["real_life_before"] is not None:
+            measured = (
+                f"labels by {r['labeller']}, real-life benchmark ({r['real_life_positions']} decisions) error "
+                f"{r['real_life_before']:.2f} -> {r['real_life_after']:.2f} +/- {_number(r['real_life_stderr'], '.2f')}"
+                + (
+                    f", head to head {r['ppg_vs_incumbent']:+.3f} "
+                    f"+/- {_number(r['ppg_vs_incumbent_stderr'], '.3f')} ppg"
+                    if r["ppg_vs_incumbent"] is not None
+                    else ""
+                )
+            )
+        else:
+            measured = (
+                f"benchmark error {_number(r['error_before'], '.2f')} -> {_number(r['error_after'], '.2f')}, "
+                f"ppg vs pubeval {_number(r['ppg_before'], '+.3f')} -> {_number(r['ppg_after'], '+.3f')}"
+            )
         lines.append(
-            f"last retrain: {r['finished'] or 'time unknown'}, {r['positions']} positions, benchmark error "
-            f"{_number(r['error_before'], '.2f')} -> {_number(r['error_after'], '.2f')}, ppg vs pubeval "
-            f"{_number(r['ppg_before'], '+.3f')} -> {_number(r['ppg_after'], '+.3f')}, "
+            f"last retrain: {r['finished'] or 'time unknown'}, {r['positions']} positions, {measured}, "
             + (f"promoted as {r['version']}" if r["promoted"] else "not promoted")
         )
     return "\n".join(lines)

@@ -105,17 +105,9 @@ def harvest_games(
     while True:
         boards = np.zeros((capacity, 2, 25), np.int8)
         labels = np.zeros((capacity, 5), np.float32)
-        n = _harvest(
-            agent.ctx,
-            np.uint64(seed),
-            first_game,
-            games,
-            explore,
-            ply,
-            *agent.self_play_scratch(),
-            boards,
-            labels,
-        )
+        start = (agent.ctx, np.uint64(seed), first_game, games, explore, ply)
+        arguments: tuple = (*start, *agent.self_play_scratch(), boards, labels)
+        n = _harvest(*arguments)
         if n < capacity:  # a full buffer may have dropped positions: play again with room
             return boards[:n].copy(), labels[:n].copy()
         capacity *= 2

@@ -8,13 +8,21 @@ build), written as a spec:
 
 * ``net:NAME@PLY``: our own search (0, 1 or 2 plies) with a shipped net or a path;
 * ``rollout:GAMES`` (or ``rollout:GAMES:NAME``): the mean outcome of GAMES cubeless
-  rollout games played by a net's 0-ply, truncated at the bearoff database;
+  rollout games played by a net's 0-ply, truncated at the bearoff database; ``+vr``
+  adds variance reduction (luck adjustment over the 21 rolls at every turn) and
+  ``+prune`` plays as gnubg's rollouts do (the pruning net picks the moves the full
+  net scores), e.g. ``rollout:36+vr+prune``;
 * ``bgsage@PLY``: the Open Sage engine (PyPI ``bgsage``, an optional extra) at its
   PLY, counted its way: its 1-ply is one net evaluation (GNU Backgammon's 0-ply),
   its 3-ply GNU Backgammon's 2-ply.  An offline labeller only: the bot never plays
   through it, and without the package the spec is a clear error.
 
 GNU Backgammon is deliberately not a labeller: it referees the nets trained here.
+
+``default_labeller`` is the strongest one available, in this order: Open Sage at its
+3-ply (GNU Backgammon's 2-ply depth) where the extra is installed, else our own
+variance-reduced, pruned rollouts (``DEFAULT_ROLLOUT``).  ``label_spread`` labels over
+local processes or a Ray cluster, as rollouts do.
 """
 
 from __future__ import annotations
@@ -28,6 +36,10 @@ from engine.search.nply import invert_probs
 from engine.search.nply import won_probs as _won
 
 BGSAGE_PLIES = (1, 2, 3, 4)
+DEFAULT_BGSAGE = "bgsage@3"
+# 36 variance-reduced games carry about the information of ~800 plain ones (the luck of
+# every roll is taken out), pruning halves the cost of each game
+DEFAULT_ROLLOUT = "rollout:36+vr+prune"
 
 
 class LabellerError(ValueError):
@@ -56,26 +68,38 @@ class NetLabeller:
 class RolloutLabeller:
     games: int
     net: str = "default"
+    varredn: bool = False
+    prune: bool = False
 
     @property
     def spec(self) -> str:
-        return f"rollout:{self.games}" + ("" if self.net == "default" else f":{self.net}")
+        flags = ("+vr" if self.varredn else "") + ("+prune" if self.prune else "")
+        return f"rollout:{self.games}" + ("" if self.net == "default" else f":{self.net}") + flags
 
     def require(self) -> None:
         """Raise LabellerError now if labelling would fail for want of something."""
 
     def label(self, boards: np.ndarray, seed: int = 0) -> np.ndarray:
+        from engine.rollout.cubeless import ROLLOUT_PRUNE_KEEP
         from nets.train.labels import _agent
 
-        return rollout_labels(_agent(f"net:{self.net}"), boards, self.games, seed)
+        prune = ROLLOUT_PRUNE_KEEP if self.prune else 0
+        agent = _agent(f"net:{self.net}")
+        return rollout_labels(agent, boards, self.games, seed, varredn=self.varredn, prune=prune)
 
 
-def rollout_labels(agent, boards: np.ndarray, games: int, seed: int) -> np.ndarray:
+def rollout_labels(
+    agent, boards: np.ndarray, games: int, seed: int, *, varredn: bool = False, prune: int = 0
+) -> np.ndarray:
     """The mean outcome of ``games`` cubeless rollout games from each board (side on
-    roll in row 0, before its roll), all boards on the same dice."""
+    roll in row 0, before its roll), all boards on the same dice; clipped to [0, 1], which
+    a variance-reduced mean (the luck taken out) can leave by a little."""
     from engine.rollout.cubeless import rollout_position
 
-    return np.array([rollout_position(board, games, agent=agent, seed=seed).probs for board in boards], np.float32)
+    probs = [
+        rollout_position(board, games, agent=agent, seed=seed, varredn=varredn, prune=prune).probs for board in boards
+    ]
+    return np.clip(np.array(probs, np.float32).reshape(-1, 5), 0.0, 1.0)
 
 
 def sage_board(board: np.ndarray) -> list[int]:
@@ -158,10 +182,11 @@ def parse_labeller(spec: str, threads: int = 1) -> Labeller:
                 raise ValueError
             return NetLabeller(name, int(ply))
         if text.startswith("rollout:"):
-            games, _, net = text[8:].partition(":")
-            if int(games) < 1:
+            head, *flags = text[8:].split("+")
+            games, _, net = head.partition(":")
+            if int(games) < 1 or not set(flags) <= {"vr", "prune"} or len(set(flags)) != len(flags):
                 raise ValueError
-            return RolloutLabeller(int(games), net or "default")
+            return RolloutLabeller(int(games), net or "default", "vr" in flags, "prune" in flags)
         if text.startswith("bgsage@"):
             sage_ply = int(text[7:])
             if sage_ply not in BGSAGE_PLIES:
@@ -170,5 +195,38 @@ def parse_labeller(spec: str, threads: int = 1) -> Labeller:
     except ValueError:
         pass
     raise LabellerError(
-        f"unknown labeller {spec!r}: expected net:NAME@PLY (PLY 0-2), rollout:GAMES[:NAME] or bgsage@PLY (PLY 1-4)"
+        f"unknown labeller {spec!r}: expected net:NAME@PLY (PLY 0-2), rollout:GAMES[:NAME][+vr][+prune] "
+        "or bgsage@PLY (PLY 1-4)"
     )
+
+
+def default_labeller() -> str:
+    """The strongest labeller this installation has: Open Sage's 3-ply, else our rollouts."""
+    try:
+        _bgsage_batch()
+    except LabellerError:
+        return DEFAULT_ROLLOUT
+    return DEFAULT_BGSAGE
+
+
+def label_spread(
+    spec: str, boards: np.ndarray, *, seed: int = 0, workers: int = 1, ray_address: str | None = None
+) -> np.ndarray:
+    """``parse_labeller(spec).label(boards, seed)`` shared over ``workers`` local processes or
+    the Ray cluster at ``ray_address`` (the same labels as one process: each board's rollout
+    dice depend on the seed alone)."""
+    from engine.rollout.parallel import map_chunks, parallelism
+
+    boards = np.ascontiguousarray(boards, np.int8).reshape(-1, 2, 25)
+    if len(boards) == 0:
+        return np.zeros((0, 5), np.float32)
+    if isinstance(parse_labeller(spec), BgsageLabeller) and ray_address is None:
+        return parse_labeller(spec, threads=workers).label(boards, seed=seed)  # threads of its own
+    pieces = parallelism(workers, ray_address) * 4 if (workers > 1 or ray_address) else 1
+    chunks = [c for c in np.array_split(boards, pieces) if len(c)]
+    labelled = map_chunks(_label_chunk, [(spec, c, seed) for c in chunks], workers=workers, ray_address=ray_address)
+    return np.concatenate(labelled).astype(np.float32)
+
+
+def _label_chunk(spec: str, boards: np.ndarray, seed: int) -> np.ndarray:
+    return parse_labeller(spec).label(boards, seed=seed)

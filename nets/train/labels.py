@@ -84,15 +84,8 @@ def _selfplay(ctx, seed, first_game, n_games, explore, filters, weights, root, b
 def selfplay_positions(agent, games: int, seed: int = 1, explore: float = 0.05, first_game: int = 0) -> np.ndarray:
     """Every position before its roll (side on roll in row 0) of ``games`` games."""
     out = np.zeros((games * 120, 2, 25), np.int8)
-    n = _selfplay(
-        agent.ctx,
-        np.uint64(seed),
-        first_game,
-        games,
-        explore,
-        *agent.self_play_scratch(),
-        out,
-    )
+    arguments: tuple = (agent.ctx, np.uint64(seed), first_game, games, explore, *agent.self_play_scratch(), out)
+    n = _selfplay(*arguments)
     return out[:n].copy()
 
 
@@ -139,15 +132,8 @@ def selfplay_games(agent, games: int, seed: int = 1, explore: float = 0.05, firs
     capacity = max(games, 1) * 120
     while True:
         out = np.zeros((capacity, 2, 25), np.int8)
-        n = _selfplay(
-            agent.ctx,
-            np.uint64(seed),
-            first_game,
-            games,
-            explore,
-            *agent.self_play_scratch(),
-            out,
-        )
+        arguments: tuple = (agent.ctx, np.uint64(seed), first_game, games, explore, *agent.self_play_scratch(), out)
+        n = _selfplay(*arguments)
         if n < capacity:  # a full buffer may have dropped positions: play again with room
             return out[:n].copy()
         capacity *= 2

@@ -7,19 +7,25 @@
    fresh self-play positions so that the net does not forget the rest of the game;
    and the positions after a dance of each (``nets.train.dances``), which no harvest
    of decisions holds and every cube decision after a dance asks about.
-2. Label them by a labeller (``nets.train.labellers``: the incumbent's n-ply search, 2-ply
-   by default, or rollouts, or an external engine) and add them to the training set
-   kept in ``DATA/training/set.npz`` (deduplicated by position).
-3. Train a candidate from the incumbent (supervised, ``nets.train.supervised.fit``).
-4. Gate: the candidate must have a lower error on the benchmark set and must not be
-   worse against pubeval beyond the error bar; then it is promoted atomically into
-   ``DATA/nets`` (``nets.store``), the old version kept, the card updated.
+2. Label them by the strongest labeller installed (``nets.train.labellers.default_labeller``:
+   Open Sage's 3-ply, else our variance-reduced pruned rollouts; never the incumbent's
+   own search unless asked, whose labels only pull the net towards itself) and add them
+   to the training set kept in ``DATA/training/set.npz`` (deduplicated by position).
+3. Extend the real-life benchmark (``nets.train.real_life``) with logged decisions.
+4. Train a candidate from the incumbent on that set mixed with the shipped training
+   sets (``nets.train.mix``), so that it does not forget the rest of the game.
+5. Gate (``nets.train.gate``): promote only when the candidate is better on the
+   real-life benchmark by more than the paired standard error and not worse head to
+   head on duplicate dice; then it is promoted atomically into ``DATA/nets``
+   (``nets.store``), the old version kept, the card saying how it was made and measured.
+
+A retrain with nothing new (no new games since the last) labels nothing, trains
+nothing and keeps the incumbent.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
@@ -35,10 +41,14 @@ from engine.rules.moves import MoveBuffers, apply_steps
 from engine.rules.notation import parse_gnubg
 from nets.player import load_agent
 from nets.store import NetStore
+from nets.train.benchmark.scoring import Benchmark, read_benchmark
 from nets.train.candidates import decision_candidates
 from nets.train.dances import dance_positions
-from nets.train.labellers import parse_labeller
-from nets.train.labels import label_parallel, selfplay_positions
+from nets.train.gate import against, head_to_head, judge, paired_benchmark
+from nets.train.labellers import default_labeller, label_spread, parse_labeller
+from nets.train.labels import selfplay_positions
+from nets.train.mix import DEFAULT_RATIO, mix, shipped_sets
+from nets.train.real_life import REAL_LIFE_LABELLER, update_real_life
 from nets.train.supervised import fit, split_by_net
 
 
@@ -46,8 +56,10 @@ from nets.train.supervised import fit, split_by_net
 class RetrainConfig:
     data_dir: Path
     net: str = "default"
+    # None: the strongest labeller installed (``labellers.default_labeller``); "incumbent":
+    # the incumbent's own search at ``label_ply`` (which pulls the net towards itself)
+    labeller: str | None = None
     label_ply: int = 2
-    labeller: str | None = None  # a labeller spec; None: the incumbent's search at label_ply
     selfplay_games: int = 200
     # small and cautious: on the 23k positions of 200 arena matches, lr 0.1 (which
     # suits 100k+ harvested positions) fitted the held-out labels better but lost on
@@ -56,21 +68,29 @@ class RetrainConfig:
     lr: float = 0.005
     lr_decay: float = 0.9
     patience: int = 3
-    gate_games: int = 10000
+    mix_ratio: float = DEFAULT_RATIO  # shipped positions per position of the retrain's own set
+    real_life_new: int = 300  # logged decisions added to the real-life benchmark per retrain
+    real_life_labeller: str = REAL_LIFE_LABELLER
+    gate_games: int = 10000  # head to head on duplicate dice, and against gnubg 0-ply where installed
     seed: int = 1
     workers: int = 1
+    ray_address: str | None = None
     benchmark_set: str | None = None
     promote: bool = True
 
 
 @dataclass
 class RetrainReport:
+    labeller: str = ""
     queue_rows: int = 0
-    new_positions: int = 0
+    positions_labelled: int = 0
     training_positions: int = 0
+    mix: dict = field(default_factory=dict)
     fit: dict = field(default_factory=dict)
-    incumbent: dict = field(default_factory=dict)
-    candidate: dict = field(default_factory=dict)
+    real_life_benchmark: dict = field(default_factory=dict)
+    head_to_head: dict = field(default_factory=dict)
+    vs_gnubg: dict | None = None
+    shipped_benchmark: dict = field(default_factory=dict)
     promoted: bool = False
     version: str | None = None
     reason: str = ""
@@ -162,28 +182,26 @@ def incumbent_spec(config: RetrainConfig) -> tuple[str, NetStore]:
     return str(resolve_net_path(config.net)), store
 
 
-def measure(agent: Agent, benchmark_set: str | None, games: int, seed: int) -> dict:
-    """Benchmark error (x1000) and ppg against pubeval of a 0-ply agent."""
-    from engine.rollout.duel import run_duel_players
+def shipped_benchmark_errors(incumbent: Agent, candidate: Agent, benchmark_set: str | None) -> dict:
+    """Both nets' move error on the shipped benchmark, for the record (it does not decide)."""
+    if benchmark_set is None:
+        return {}
+    from nets.train.benchmark.scoring import read_benchmark
+    from nets.train.gate import paired_benchmark
 
-    figures: dict = {}
-    if benchmark_set is not None:
-        from nets.train.benchmark.players import NetBenchmarkPlayer
-        from nets.train.benchmark.scoring import read_benchmark, score
-
-        result = score(NetBenchmarkPlayer(agent), read_benchmark(benchmark_set))
-        figures["benchmark"] = result
-        figures["error"] = result["moves"]["overall"]["error"]
-    if games:
-        duel = run_duel_players(agent, "pubeval", games, seed=seed)
-        figures["ppg"], figures["stderr"] = duel["ppg"], duel["stderr"]
-    return figures
+    return paired_benchmark(incumbent, candidate, read_benchmark(benchmark_set))
 
 
-def _label(labeller: str, spec: str, boards: np.ndarray, config: RetrainConfig) -> np.ndarray:
-    if config.labeller is None:  # the incumbent's own search, over processes
-        return label_parallel(spec, boards, config.label_ply, config.workers)
-    return parse_labeller(config.labeller, threads=config.workers).label(boards, seed=config.seed)
+def labeller_spec(config: RetrainConfig, incumbent: str) -> str:
+    if config.labeller is None:
+        return default_labeller()
+    if config.labeller == "incumbent":
+        return f"net:{incumbent}@{config.label_ply}"
+    return config.labeller
+
+
+def _label(labeller: str, boards: np.ndarray, config: RetrainConfig) -> np.ndarray:
+    return label_spread(labeller, boards, seed=config.seed, workers=config.workers, ray_address=config.ray_address)
 
 
 class DecisionQueue(Protocol):
@@ -204,8 +222,9 @@ def retrain(
     start = time.perf_counter()
     report = RetrainReport()
     spec, store = incumbent_spec(config)
-    if config.labeller is not None:
-        parse_labeller(config.labeller).require()  # fail before any work
+    labeller = report.labeller = labeller_spec(config, spec)
+    parse_labeller(labeller).require()  # fail before any work
+    parse_labeller(config.real_life_labeller).require()
     incumbent = load_agent(spec, ply=0)
     rows = []
     if open_queue is not None:
@@ -218,22 +237,75 @@ def retrain(
         boards += list(dance_positions(np.stack(boards)))
     training = TrainingSet(config.data_dir / "training" / "set.npz")
     fresh = training.unseen(boards)
-    labeller = config.labeller or f"{spec}@{config.label_ply}"
     progress(
         f"labelling {len(fresh)} new positions by {labeller} "
         f"({len(rows)} queued decisions, {config.selfplay_games} self-play games)"
     )
     if len(fresh):
-        training.add(fresh, _label(labeller, spec, fresh, config))
-    report.new_positions = len(fresh)
+        training.add(fresh, _label(labeller, fresh, config))
+    report.positions_labelled = len(fresh)
     report.training_positions = len(training.boards)
+    if not len(fresh):  # nothing new since the last retrain: the same data would give the same verdict
+        report.reason = "nothing new to learn from since the last retrain: kept the incumbent"
+        return _finish(report, config, start)
+    progress(f"real-life benchmark: labelling up to {config.real_life_new} new logged decisions")
+    real_life = update_real_life(
+        config.data_dir,
+        labeller=config.real_life_labeller,
+        max_new=config.real_life_new,
+        seed=config.seed,
+        workers=config.workers,
+    )
+    candidate = _train_candidate(incumbent, training, config, report, progress)
+    candidate_agent = Agent(candidate, 0)
+    benchmark = read_benchmark(real_life.path) if real_life.path else Benchmark()
+    report.real_life_benchmark = {
+        **paired_benchmark(incumbent, candidate_agent, benchmark),
+        "version": real_life.version,
+        "labeller": config.real_life_labeller,
+    }
+    progress(f"gate: {config.gate_games} games head to head on duplicate dice")
+    report.head_to_head = head_to_head(candidate_agent, f"net:{spec}@0", config.gate_games, config.seed)
+    report.vs_gnubg = _vs_gnubg(incumbent, candidate_agent, config)
+    report.shipped_benchmark = shipped_benchmark_errors(incumbent, candidate_agent, config.benchmark_set)
+    verdict = judge(report.real_life_benchmark, report.head_to_head)
+    report.reason = verdict.reason
+    if verdict.promote and config.promote:
+        card = {
+            "training": {
+                "method": f"supervised from the incumbent on labels by {labeller}, mixed with the shipped sets",
+                "labeller": labeller,
+                "positions": report.training_positions,
+                "mix": report.mix,
+                "queue_rows": report.queue_rows,
+            },
+            "strength": {
+                "real_life_benchmark": report.real_life_benchmark,
+                "head_to_head_vs_incumbent": report.head_to_head,
+                "vs_gnubg0": report.vs_gnubg,
+                "shipped_benchmark": report.shipped_benchmark,
+            },
+        }
+        report.version = store.promote(candidate, **card).name
+        report.promoted = True
+        if rows and open_queue is not None:  # rows come only from an opened queue
+            with open_queue() as queue:
+                queue.mark_labelled([row.id for row in rows], label=f"retrain {report.version}")
+    elif verdict.promote:
+        report.reason += " (not promoted: --no-promote)"
+    return _finish(report, config, start)
+
+
+def _train_candidate(incumbent: Agent, training: TrainingSet, config: RetrainConfig, report, progress) -> Evaluator:
+    """A copy of the incumbent trained on the retrain's set mixed with the shipped sets."""
     candidate = Evaluator(
         incumbent.evaluator.contact.copy(),
         incumbent.evaluator.race.copy() if incumbent.evaluator.race else None,
         name="candidate",
         prune=incumbent.evaluator.prune,
     )
-    parts = split_by_net(training.boards, training.labels)
+    boards, labels, report.mix = mix(training.boards, training.labels, shipped_sets(), config.mix_ratio, config.seed)
+    parts = split_by_net(boards, labels)
     for role, net in (("contact", candidate.contact), ("race", candidate.race)):
         if net is None or len(parts[role][0]) < 50:
             continue
@@ -248,36 +320,19 @@ def retrain(
             progress=lambda e, tr, te, r=role: progress(f"  {r} epoch {e}: train {tr:.5f} held-out {te:.5f}"),
         )
         report.fit[role] = fitted.as_dict()
-    report.incumbent = measure(incumbent, config.benchmark_set, config.gate_games, config.seed)
-    report.candidate = measure(Agent(candidate, 0), config.benchmark_set, config.gate_games, config.seed)
-    inc, cand = report.incumbent, report.candidate
-    better = "error" not in cand or cand["error"] < inc["error"]
-    bar = 2 * math.hypot(inc.get("stderr", 0.0), cand.get("stderr", 0.0))
-    not_worse = "ppg" not in cand or cand["ppg"] >= inc["ppg"] - bar
-    report.reason = (
-        f"benchmark error {inc.get('error')} -> {cand.get('error')}, "
-        f"ppg vs pubeval {inc.get('ppg')} -> {cand.get('ppg')} (bar {bar:.3f})"
-    )
-    if better and not_worse and config.promote:
-        card = {
-            "training": {
-                "method": f"supervised on labels by {labeller}",
-                "labeller": labeller,
-                "positions": report.training_positions,
-                "queue_rows": report.queue_rows,
-            },
-            "strength": {
-                "benchmark_error": cand.get("error"),
-                "ppg_vs_pubeval": cand.get("ppg"),
-                "stderr": cand.get("stderr"),
-                "games": config.gate_games,
-            },
-        }
-        report.version = store.promote(candidate, **card).name
-        report.promoted = True
-        if rows and open_queue is not None:  # rows come only from an opened queue
-            with open_queue() as queue:
-                queue.mark_labelled([row.id for row in rows], label=f"retrain {report.version}")
+    return candidate
+
+
+def _vs_gnubg(incumbent: Agent, candidate: Agent, config: RetrainConfig) -> dict | None:
+    """Both nets against gnubg's 0-ply on the same dice, where gnubg-nn is installed."""
+    theirs = against(candidate, "gnubg0", config.gate_games, config.seed)
+    if theirs is None:
+        return None
+    ours = against(incumbent, "gnubg0", config.gate_games, config.seed)
+    return {"games": theirs["games"], "incumbent": ours, "candidate": theirs}
+
+
+def _finish(report: RetrainReport, config: RetrainConfig, start: float) -> RetrainReport:
     report.seconds = round(time.perf_counter() - start, 1)
     (config.data_dir / "training").mkdir(parents=True, exist_ok=True)
     (config.data_dir / "training" / "last_report.json").write_text(json.dumps(asdict(report), indent=2, default=str))
