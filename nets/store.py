@@ -53,7 +53,21 @@ class NetStore:
             evaluator.race.save(version / "net.race.npz", role="race", version=stamp, **card_updates)
         if evaluator.prune is not None:
             evaluator.prune.save(version / "net.prune.npz", role="pruning", version=stamp)
-        tmp = self.root / f".current.{stamp}"
-        os.symlink(Path("versions") / stamp, tmp)
-        os.replace(tmp, self.current_link)  # the one atomic step
+        self._point_at(stamp)
         return version
+
+    def roll_back(self, version: str | None) -> None:
+        """Make an earlier ``version`` current again (None: no promoted net, the shipped one plays)."""
+        if version is None:
+            self.current_link.unlink(missing_ok=True)
+            return
+        if version not in self.versions():
+            raise ValueError(
+                f"no version {version!r} in {self.root}; there are: {', '.join(self.versions()) or 'none'}"
+            )
+        self._point_at(version)
+
+    def _point_at(self, version: str) -> None:
+        tmp = self.root / f".current.{version}.{os.getpid()}"
+        os.symlink(Path("versions") / version, tmp)
+        os.replace(tmp, self.current_link)  # the one atomic step

@@ -199,3 +199,18 @@ def test_daemon_swaps_in_a_promoted_net_at_the_next_match(tmp_path, monkeypatch)
     assert reloader.client.agent is not None and reloader.client.agent.ply == 0
     assert str(NetStore(tmp_path / "nets").current_path()) in reloader.agent_spec()
     assert load_agent(reloader.agent_spec()).evaluator.race is not None
+
+
+def test_a_promoted_net_can_be_rolled_back_from_the_command_line(tmp_path, capsys):
+    from fibsbot.cli import main
+
+    store = NetStore(tmp_path / "nets")
+    pair = Evaluator(Net.create("gnubg5", "contact", 4), Net.create("gnubg5", "race", 4))
+    first, second = store.promote(pair).name, store.promote(pair).name
+    assert store.current_version() == second
+    assert main(["retrain", "--data-dir", str(tmp_path), "--roll-back", first]) == 0
+    assert store.current_version() == first and first in capsys.readouterr().out
+    assert main(["retrain", "--data-dir", str(tmp_path), "--roll-back", "no-such-version"]) == 2
+    assert "no version 'no-such-version'" in capsys.readouterr().err and store.current_version() == first
+    assert main(["retrain", "--data-dir", str(tmp_path), "--roll-back", "shipped"]) == 0
+    assert store.current_path() is None and store.versions() == sorted([first, second])

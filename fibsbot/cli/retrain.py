@@ -61,6 +61,11 @@ def _setup(p: argparse.ArgumentParser) -> None:
         help="the shipped benchmark set, measured for the record (default: the shipped set)",
     )
     p.add_argument("--no-promote", action="store_true", help="measure the candidate but keep the incumbent")
+    p.add_argument(
+        "--roll-back",
+        metavar="VERSION",
+        help="do not retrain: make this promoted version current again ('shipped': the shipped net)",
+    )
     p.add_argument("--workers", type=int, default=1, help="processes for labelling")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--json", action="store_true")
@@ -105,6 +110,8 @@ def _retrain(args: argparse.Namespace) -> int:
                 parse_labeller(spec).require()
             except LabellerError as exc:
                 raise UserError(str(exc)) from exc
+    if args.roll_back:
+        return _roll_back(config.data_dir, args.roll_back)
     if not config.data_dir.exists():
         raise UserError(f"no data directory {config.data_dir}: play some matches first (fibsbot arena)")
     queue_path = config.data_dir / "queue.sqlite"
@@ -122,4 +129,16 @@ def _retrain(args: argparse.Namespace) -> int:
         )
         print(report.reason)
         print(f"promoted as version {report.version}" if report.promoted else "kept the incumbent")
+    return 0
+
+
+def _roll_back(data_dir: Path, version: str) -> int:
+    from nets.store import NetStore
+
+    store = NetStore(data_dir / "nets")
+    try:
+        store.roll_back(None if version == "shipped" else version)
+    except ValueError as exc:
+        raise UserError(str(exc)) from exc
+    print(f"current net: {store.current_version() or 'the shipped net'} (the daemon takes it at its next match)")
     return 0
