@@ -9,7 +9,18 @@ from fibsbot.cli.registry import UserError, command
 
 # written out rather than read from fibsbot.bench, whose import loads numba for every
 # command; a test holds this list to the benchmarks registered there
-BENCHMARK_NAMES = ("movegen", "pubeval", "eval", "td", "ply0", "ply2", "table", "rollout", "first_move")
+BENCHMARK_NAMES = (
+    "movegen",
+    "pubeval",
+    "eval",
+    "td",
+    "ply0",
+    "ply2",
+    "table",
+    "rollout",
+    "first_move",
+    "labels",
+)
 
 
 def _add_bench_args(p: argparse.ArgumentParser) -> None:
@@ -25,6 +36,7 @@ def _add_bench_args(p: argparse.ArgumentParser) -> None:
 
 @command("bench", "measure the engine's speed on one core (move generation, self-play, ...)")(_add_bench_args)
 def _bench(args: argparse.Namespace) -> int:
+    import fibsbot.bench.labels  # noqa: F401  registers the labellers' benchmark
     import fibsbot.bench.rollout  # noqa: F401  registers the rollout benchmark
     import fibsbot.bench.search  # noqa: F401  registers the search benchmarks
     import fibsbot.bench.speed as speed
