@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from engine.rules.ids import position_id
+from engine.rules.ids import board_from_position_id, position_id
 from engine.rules.notation import format_gnubg
 from nets.player import load_agent
 from nets.train import labellers
@@ -17,7 +17,8 @@ from nets.train.gate import judge, paired_benchmark
 from nets.train.labellers import DEFAULT_ROLLOUT, LabellerError, RolloutLabeller, default_labeller, parse_labeller
 from nets.train.labels import selfplay_positions
 from nets.train.mix import mix, shipped_sets
-from nets.train.real_life import latest, update_real_life, versions
+from nets.train.real_life import held_out, latest, update_real_life, versions
+from nets.train.retrain import log_positions
 
 
 def test_rollout_labeller_specs_name_variance_reduction_and_pruning():
@@ -113,15 +114,19 @@ def _log_decisions(path, boards, rng) -> list[tuple[str, tuple[int, int]]]:
 
 def test_the_real_life_benchmark_grows_by_versions_and_keeps_every_decision(tmp_path):
     rng = np.random.default_rng(5)
-    boards = selfplay_positions(load_agent("net:default@0"), 2, seed=41)[10:40]
+    boards = selfplay_positions(load_agent("net:default@0"), 4, seed=41)[10:150]
     (tmp_path / "log").mkdir()
     log = tmp_path / "log" / "fibsbot.jsonl"
-    _log_decisions(log, boards[:12], rng)
+    logged = _log_decisions(log, boards[:80], rng)
     cheap = dict(labeller="net:default@0", search="net:default@0")
     first = update_real_life(tmp_path, max_new=5, **cheap)
     assert first.version == 1 and 0 < first.added <= 5 and first.positions == first.added
     v1 = read_benchmark(first.path)
     assert v1.meta["set"] == "real-life" and v1.meta["labeller"] == "net:default@0" and not v1.cubes
+    # only the benchmark's share of the logged decisions, which retrain never trains on
+    shares = {key: held_out(board_from_position_id(key[0]), key[1]) for key in logged}
+    assert 0 < sum(shares.values()) < len(shares)
+    assert all(shares[(r.position_id, tuple(r.dice))] for r in v1.moves)
     second = update_real_life(tmp_path, max_new=50, **cheap)  # the rest of the logged decisions
     v2 = read_benchmark(second.path)
     assert second.version == 2 and [r.position_id for r in v2.moves[: len(v1.moves)]] == [
@@ -130,6 +135,18 @@ def test_the_real_life_benchmark_grows_by_versions_and_keeps_every_decision(tmp_
     assert len({(r.position_id, r.dice) for r in v2.moves}) == len(v2.moves)  # no decision twice
     again = update_real_life(tmp_path, max_new=50, **cheap)  # nothing new logged: no new version
     assert again.added == 0 and again.version == 2 and [v for v, _ in versions(tmp_path)] == [1, 2]
-    _log_decisions(log, boards[20:30], rng)
+    _log_decisions(log, boards[80:], rng)
     third = update_real_life(tmp_path, max_new=50, **cheap)
     assert third.version == 3 and third.positions > second.positions and latest(tmp_path)[0] == 3
+
+
+def test_retrain_never_trains_on_the_benchmarks_share_of_logged_decisions(tmp_path):
+    rng = np.random.default_rng(6)
+    boards = selfplay_positions(load_agent("net:default@0"), 2, seed=43)[5:65]
+    logged = _log_decisions(tmp_path / "fibsbot.jsonl", boards, rng)
+    kept = {position_id(b) for b in log_positions(tmp_path)}
+    for (pid, dice), board in zip(logged, boards):
+        assert held_out(board, dice) == held_out(np.ascontiguousarray(board[::-1]), dice[::-1])  # either view
+        assert (pid in kept) != held_out(board, dice) or any(
+            (other == pid and not held_out(b, d)) for (other, d), b in zip(logged, boards)
+        )

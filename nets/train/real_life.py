@@ -2,10 +2,12 @@
 
 The shipped benchmark is made of self-play positions; what the bot must get right is
 what its opponents lead it into.  Every move decision the daemon logs (``DATA/log``,
-event ``decision``; the training queue is a subset of them) is a candidate.  Each
-retrain labels up to ``max_new`` decisions not in the benchmark yet, as the shipped
-benchmark's are (``nets.train.benchmark.labelling``: our search's and the labeller's
-favourite moves re-scored by the labeller, rollouts by default), and writes the next
+event ``decision``; the training queue is a subset of them) in the benchmark's share is a
+candidate: one decision in five, by a hash of the position and roll (``held_out``),
+which retrain never trains on.  Each retrain labels up to ``max_new`` of them not in
+the benchmark yet, as the shipped benchmark's are (``nets.train.benchmark.labelling``:
+our search's and the labeller's favourite moves re-scored by the labeller, rollouts by
+default), and writes the next
 version, ``DATA/benchmarks/real-life-vN.jsonl.gz``: the previous version's records and
 the new ones, so a version never loses a decision and older versions stay to compare
 with.  The labels of every decision ever labelled are kept in
@@ -15,6 +17,7 @@ stopped.  Cube decisions are not in it: the gate judges checker play.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import time
 from dataclasses import asdict, dataclass
@@ -38,6 +41,23 @@ DIRECTORY = "benchmarks"
 LABELS_FILE = "real-life.labels.jsonl"
 REAL_LIFE_LABELLER = DEFAULT_ROLLOUT
 _VERSION = re.compile(r"real-life-v(\d+)\.jsonl\.gz$")
+
+
+HOLD_OUT = 5  # one logged move decision in five is kept for the benchmark, never trained on
+
+
+def held_out(board: np.ndarray, dice) -> bool:
+    """Whether a logged move decision belongs to the benchmark's share (never to training).
+
+    Decided by a hash of the position (either side's view: logs and queue rows may write
+    it either way round) and the roll, so it is the same decision for every retrain, and a
+    candidate is never judged on positions it learned from."""
+    if dice is None or len(dice) != 2:
+        return False
+    board = np.ascontiguousarray(board, np.int8)
+    key = min(position_id(board), position_id(np.ascontiguousarray(board[::-1])))
+    digest = hashlib.sha256(f"{key}:{min(dice)}{max(dice)}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") % HOLD_OUT == 0
 
 
 @dataclass(frozen=True)
@@ -88,6 +108,7 @@ def update_real_life(
         c
         for c in unique_candidates(moves, rng)
         if c.dice is not None
+        and held_out(c.board, c.dice)
         and (position_id(c.board), c.dice) not in known
         and choice_count(c.board, *c.dice, buffers) > 1
     ]

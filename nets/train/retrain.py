@@ -48,7 +48,7 @@ from nets.train.gate import against, head_to_head, judge, paired_benchmark
 from nets.train.labellers import default_labeller, label_spread, parse_labeller
 from nets.train.labels import selfplay_positions
 from nets.train.mix import DEFAULT_RATIO, mix, shipped_sets
-from nets.train.real_life import REAL_LIFE_LABELLER, update_real_life
+from nets.train.real_life import REAL_LIFE_LABELLER, held_out, update_real_life
 from nets.train.supervised import fit, split_by_net
 
 
@@ -102,6 +102,8 @@ def queue_positions(rows) -> list[np.ndarray]:
     boards = []
     for row in rows:
         board = board_from_position_id(row.position_id)
+        if row.kind == "move" and held_out(board, row.dice):
+            continue  # the real-life benchmark's share: never trained on
         boards.append(board)
         if row.kind != "move" or row.dice is None:
             continue
@@ -132,6 +134,8 @@ def log_positions(log_dir: Path, limit: int = 20000, evaluator: Evaluator | None
                 d1, d2 = (int(dice[0]), int(dice[1])) if dice else (0, 0)
             except (ValueError, KeyError, TypeError, IndexError):
                 continue
+            if dice and held_out(board, (d1, d2)):
+                continue  # the real-life benchmark's share: never trained on
             boards.append(board)
             if evaluator is not None and dice and 1 <= d1 <= 6 and 1 <= d2 <= 6:
                 boards.extend(decision_candidates(evaluator, board, d1, d2, buffers))
