@@ -198,3 +198,56 @@ DANCE_PAIRS = {
     ],
     "board": "board:You:sparring:3:2:0:0:0:0:0:2:0:4:0:2:-2:0:0:0:4:0:0:0:-2:0:-3:-2:-2:-2:-2:2:1:1:1:3:0:0:1:1:1:0:1:-1:0:25:0:0:1:0:2:0:0:0",  # noqa: E501  (a server line, verbatim)
 }
+
+# the Crawford game of another fault run (seed 9203): our dance was journaled, then the server
+# rolled for us while the bot was away; one move of the opponent fits the board, but the
+# server played two more turns (a dance of ours and a move) that give the same position
+ONE_MOVE_OR_MORE = {
+    "length": 3,
+    "actions": [
+        ["game", 2, 0, True],
+        ["opening", 0, 6, 1],
+        ["move", 0, 6, 1, [[13, 7], [8, 7]]],
+        ["roll", 1, 5, 6],
+        ["move", 1, 5, 6, [[13, 7], [13, 8]]],
+        ["roll", 0, 2, 5],
+        ["move", 0, 2, 5, [[13, 8], [24, 22]]],
+        ["roll", 1, 3, 4],
+        ["move", 1, 3, 4, [[7, 3], [6, 3]]],
+        ["roll", 0, 2, 5],
+        ["move", 0, 2, 5, [[25, 20], [13, 11]]],
+        ["roll", 1, 5, 2],
+        ["move", 1, 5, 2, [[13, 8], [24, 22]]],
+        ["roll", 0, 4, 4],
+        ["move", 0, 4, 4, [[24, 20], [13, 9], [13, 9], [11, 7]]],
+        ["roll", 1, 6, 4],
+        ["move", 1, 6, 4, [[8, 2], [6, 2]]],
+        ["roll", 0, 3, 5],
+        ["move", 0, 3, 5, [[8, 3], [6, 3]]],
+        ["roll", 1, 2, 4],
+        ["move", 1, 2, 4, [[25, 23], [24, 20]]],
+        ["roll", 0, 5, 4],
+        ["move", 0, 5, 4, [[7, 2], [6, 2]]],
+        ["roll", 1, 4, 2],
+        ["move", 1, 4, 2, [[25, 21], [8, 6]]],
+        ["roll", 0, 6, 5],
+        ["move", 0, 6, 5, [[20, 14], [14, 9]]],
+        ["roll", 1, 1, 5],
+        ["move", 1, 1, 5, [[20, 15], [6, 5]]],
+        ["roll", 0, 3, 2],
+        ["move", 0, 3, 2, []],
+        ["roll", 1, 3, 6],
+        ["move", 1, 3, 6, [[21, 15], [8, 5]]],
+        ["roll", 0, 3, 2],
+        ["move", 0, 3, 2, []],
+        ["roll", 1, 5, 2],
+        ["move", 1, 5, 2, [[15, 10], [15, 13]]],
+        ["roll", 0, 2, 2],
+        ["move", 0, 2, 2, []],
+        ["roll", 1, 3, 6],
+        ["move", 1, 3, 6, [[13, 7], [10, 7]]],
+        ["roll", 0, 6, 2],
+        ["move", 0, 6, 2, []],
+    ],
+    "board": "board:You:sparring:3:2:0:0:0:2:2:0:0:3:2:2:3:0:0:0:0:0:0:0:-3:-3:-3:-2:0:-2:-2:0:1:1:3:1:0:0:1:1:1:0:1:-1:0:25:0:0:1:0:2:0:0:0",  # noqa: E501  (a server line, verbatim)
+}

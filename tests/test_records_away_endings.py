@@ -14,7 +14,7 @@ from fibsbot.records.journal import MatchJournal
 from fibsbot.records.resync import AMBIGUOUS, UNRECOVERABLE, conclude, reconcile
 from fibsbot.records.resync import UNSEEN_DANCES as UNSEEN_DANCES_REASON
 from tests.interrupt_harness import InterruptedMatch
-from tests.resume_fixtures import DANCE_PAIRS, IN_STEP, UNSEEN_DANCES
+from tests.resume_fixtures import DANCE_PAIRS, IN_STEP, ONE_MOVE_OR_MORE, UNSEEN_DANCES
 from tests.test_records_interrupted import log_lines
 
 
@@ -128,3 +128,11 @@ def test_a_history_in_which_the_opponent_moved_after_an_unseen_dance_of_ours_is_
     actions, note = _resumed(tmp_path, DANCE_PAIRS)
     assert note == "left_out" and actions[-1] == ["leave_out", UNSEEN_DANCES_REASON]
     assert actions[:-1] == DANCE_PAIRS["actions"]
+
+
+def test_one_move_of_the_opponent_while_the_server_rolls_for_us_and_we_sit_on_the_bar_is_not_guessed(tmp_path):
+    # our dance was journaled; the server then rolled for us while the bot was away: one move
+    # of the opponent fits the board, and so did the three turns the server really played
+    actions, note = _resumed(tmp_path, ONE_MOVE_OR_MORE)
+    assert note == "left_out" and actions[-1] == ["leave_out", UNSEEN_DANCES_REASON]
+    assert actions[:-1] == ONE_MOVE_OR_MORE["actions"]

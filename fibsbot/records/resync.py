@@ -14,9 +14,9 @@ off by what was in flight at the moment of the interruption:
   next one begun unseen: its opening is inferred the same way;
 * while we may not double the server rolls for us, so a dance of ours passes the
   turn back and the opponent may move twice: searched only when one move fits nothing.
-  A history in which the opponent moved after a dance of ours the bot never saw is not
-  kept: the board does not say how many such turns passed (one more pair of a dance and
-  a move fits as well), so the moves of that stretch are unknown.
+  A history in which the opponent moved while the server rolled for us and we sit on the
+  bar is not kept: the board does not say how many turns passed (a dance of ours and one
+  more move of the opponent fit as well), so the moves of that stretch are unknown.
 
 A candidate is accepted when replaying it gives the server's position, cube,
 score, pending double and the player the server waits for.  Histories that differ
@@ -63,7 +63,7 @@ def reconcile(journal: MatchJournal, board: FibsBoard) -> tuple[list[Action], st
     if not fitting and unattended:  # a second move of the opponent, after a dance of ours
         fitting = _fitting(journal, inference, moves=2)
     distinct = {course(journal, candidate) for candidate in fitting}
-    if len(distinct) == 1 and unattended and _went_on_past_our_dance(actions, fitting[0]):
+    if len(distinct) == 1 and unattended and _more_turns_may_have_passed(actions, fitting[0], board):
         distinct = set()  # a history with more turns fits as well: how many passed is unknowable
         fitting = []
     if len(distinct) == 1:
@@ -79,21 +79,19 @@ def reconcile(journal: MatchJournal, board: FibsBoard) -> tuple[list[Action], st
     return actions, "unseen_game"
 
 
-def _went_on_past_our_dance(journaled: list[Action], candidate: list[Action]) -> bool:
-    """Whether the history found lets the opponent move after a dance of ours the bot never saw.
+def _more_turns_may_have_passed(journaled: list[Action], candidate: list[Action], board: FibsBoard) -> bool:
+    """Whether a history with more turns than the one found fits the board as well.
 
-    While the server rolls for us, each dance of ours hands the opponent another turn, and the
-    board tells nothing of how many such pairs passed: a history with one more (or one less)
-    fits whenever this one does, so its moves are not known and the game is left out.
+    While the server rolls for us, a roll of ours that dances hands the opponent another
+    turn at once, and the board tells nothing of how many such turns passed.  So when the
+    opponent moved in what the bot missed and we sit on the bar on the server's board (we
+    were there after that move, so a dance of ours could have followed it), one move of the
+    opponent may stand for several with dances of ours between: those moves are unknown.
     """
     added = candidate[_common(journaled, candidate) :]
-    danced = False
-    for action in added:
-        if action[0] == "move" and action[1] == 0 and not action[4]:
-            danced = True
-        elif danced and action[0] == "move" and action[1] == 1:
-            return True
-    return False
+    opponent_moved = any(action[0] == "move" and action[1] == 1 for action in added)
+    on_the_bar = int(board.position_from_our_view().board[0][24]) > 0
+    return opponent_moved and on_the_bar
 
 
 def _common(a: list[Action], b: list[Action]) -> int:
