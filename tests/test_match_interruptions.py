@@ -67,6 +67,20 @@ def test_a_score_that_reaches_the_length_ends_the_match_without_a_match_end_line
     assert bot.driver.matches_finished == 1
 
 
+def test_a_late_match_end_line_of_the_last_match_does_not_end_the_next_one():
+    # the lines of a fault run: the last game brought us to 4-0 and the next match began before
+    # the server's "You win the 3 point match 4-0 ." arrived; the new match must go on
+    bot = busy_bot_at((0, 0))
+    bot.feed("You win the game and get 4 points. Congratulations!\r\n")
+    assert not bot.driver.in_match and bot.driver.matches_finished == 1
+    bot.feed("** You are now playing a 3 point match with oppo\r\n")
+    bot.feed("Starting a new game with oppo.\r\n")
+    bot.feed(with_fields(MID_X_DOWN, f2="oppo", f3=3, f4=0, f5=0) + "\r\n")
+    assert bot.driver.in_match
+    bot.feed("You win the 3 point match 4-0 .\r\n")
+    assert bot.driver.in_match and bot.driver.matches_finished == 1
+
+
 def test_a_game_end_below_the_length_keeps_the_match():
     bot = busy_bot_at((0, 0))
     bot.feed("oppo wins the game and gets 1 point. Sorry.\r\n")

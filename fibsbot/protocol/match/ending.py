@@ -22,6 +22,7 @@ log = structlog.get_logger("fibsbot.protocol.match.driver")
 
 def on_game_end(m: DriverMemory, event: GameEnd | DoubleRejected | ResignAccepted) -> list[Output]:
     m.reset_game()
+    m.game_ended = True
     m.board = None  # nothing on the last board of a game waits for us
     _end_if_score_reached(m, event)
     return invite_if_idle(m)
@@ -59,6 +60,10 @@ def inactivity_check(m: DriverMemory, info: TimerInfo) -> list[Output]:
 
 
 def on_match_end(m: DriverMemory, event: MatchEnd) -> list[Output]:
+    if m.in_match and not m.game_ended:
+        # the next match began before the server's line about the last one arrived
+        log.warning("match_end_ignored", scores=list(event.scores), reason="no game of this match has ended")
+        return []
     loser = m.score[1 if event.we_won else 0] if m.score is not None else None
     if m.in_match and loser is not None and loser != min(event.scores):
         # a late line about an earlier match: the loser's score does not fit this one

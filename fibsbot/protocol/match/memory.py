@@ -69,6 +69,8 @@ class DriverMemory:
     score: Score | None = None  # during a game, from its boards
     board: FibsBoard | None = None  # the latest board of ours
     board_requests: int = 0  # ``board`` commands since the last board
+    # a game of this match has ended: a match-end line before that is a late one of an earlier match
+    game_ended: bool = False
     # --- the game
     crawford_game: bool = False  # the game in progress, as our record and the board tell it
     double_offered: bool = False  # the opponent's ``doubles`` message, before its board
@@ -90,6 +92,7 @@ class DriverMemory:
         self.score = None
         self.board = None
         self.board_requests = 0
+        self.game_ended = False
         self.reset_game()
 
     def reset_game(self) -> None:
