@@ -12,9 +12,9 @@ from tests.gnubg_cli import require_gnubg
 from tests.records_script import ScriptedMatch
 
 
-def won_8_0_with_the_last_game_left_out(tmp_path) -> ScriptedMatch:
-    """A 7-point match: game 1 won 2 points by their resignation, game 2 (at 2-0) lost to a kill and
-    left out, then won for 6 points and the match; the server says so in its own words."""
+def resumed_in_a_game_left_out(tmp_path) -> ScriptedMatch:
+    """A 7-point match: game 1 won 2 points by their resignation, game 2 (at 2-0) lost to a kill
+    (two turns the bot never saw) and resumed, so that the record leaves it out."""
     match = ScriptedMatch(tmp_path, length=7)
     match.joined()
     match.new_game(5, 2)
@@ -30,6 +30,12 @@ def won_8_0_with_the_last_game_left_out(tmp_path) -> ScriptedMatch:
     match.moved_unseen(1, ((24, 20), (13, 7)))
     match.moved_unseen(0, ((24, 20), (20, 15)))  # two turns: no history the bot can follow
     match.resumed(turn="oppo", on_roll="them")
+    return match
+
+
+def won_8_0_with_the_last_game_left_out(tmp_path) -> ScriptedMatch:
+    """The game left out is won for 6 points and the match; the server says so in its own words."""
+    match = resumed_in_a_game_left_out(tmp_path)
     match.lines(
         "You win the game and get 6 points. Congratulations!",
         "You win the 7 point match 8-0 .",
@@ -76,21 +82,7 @@ def test_gnubg_reads_the_recorded_game_at_its_score_and_the_servers_result_in_th
 def test_a_match_won_in_a_game_left_out_ends_at_the_servers_score_without_a_match_end_line(tmp_path):
     """The daemon is stopped a moment after the last game: only the game-end line arrives.  The
     record left that game out, so the server's score before it, plus the points, ends the match."""
-    match = ScriptedMatch(tmp_path, length=7)
-    match.joined()
-    match.new_game(5, 2)
-    match.we_move(5, 2, ((13, 8), (13, 11)))
-    match.they_move(3, 1, ((8, 5), (6, 5)))
-    match.lines(
-        "oppo wants to resign. You will win 2 points. Type 'accept' or 'reject'.", "You accept and win 2 points."
-    )
-    match.score = [2, 0]
-    match.new_game(6, 1)
-    match.we_move(6, 1, ((13, 7), (8, 7)))
-    match.kill()
-    match.moved_unseen(1, ((24, 20), (13, 7)))
-    match.moved_unseen(0, ((24, 20), (20, 15)))
-    match.resumed(turn="oppo", on_roll="them")
+    match = resumed_in_a_game_left_out(tmp_path)
     match.lines("You win the game and get 6 points. Congratulations!")
     assert len(match.events("game_left_out")) == 1
     [end] = match.events("match_end")
