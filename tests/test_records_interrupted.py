@@ -94,7 +94,9 @@ def test_match_end_names_the_winner_and_a_take_is_logged_as_take(tmp_path):
     request = make_request("take", parse_board_line(with_fields(MID_X_DOWN, f38=0, f39=0, f40=1)), 1)
     answer = CubeChoice("no double", double=False, take=True, equities={"no_double": 0.2})
     records.on_decision(request, answer, [])
-    feed(records, driver, "You win the 3 point match 3-1 .\r\n")
+    # The server ends a match only after the game that ends it; a match-end line alone is a late line of an
+    # earlier match (tests/test_match_interruptions.py) and ends nothing.
+    feed(records, driver, "You win the game and get 2 points.\r\nYou win the 3 point match 3-1 .\r\n")
     lines = {line["event"]: line for line in log_lines(log_path)}
     assert lines["decision"]["action"] == "take" and lines["decision"]["verdict"] == "no double"
     assert lines["match_end"]["winner"] == "fibsbot"
