@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from functools import partial
 
 import numpy as np
@@ -214,3 +215,22 @@ def test_a_promoted_net_can_be_rolled_back_from_the_command_line(tmp_path, capsy
     assert "no version 'no-such-version'" in capsys.readouterr().err and store.current_version() == first
     assert main(["retrain", "--data-dir", str(tmp_path), "--roll-back", "shipped"]) == 0
     assert store.current_path() is None and store.versions() == sorted([first, second])
+
+
+def test_log_lines_of_a_command_go_to_stderr_so_its_json_stays_one_object(capsys):
+    # the acceptance round's `retrain --json` printed its labelling progress lines on stdout
+    # before the JSON object; they belong on stderr
+    import structlog
+
+    from fibsbot.cli.app import log_to_stderr
+
+    old = structlog.get_config()
+    try:
+        log_to_stderr()
+        structlog.get_logger().info("benchmark.labelling", done=100, of=379)
+        print('{"promoted": false}')
+        captured = capsys.readouterr()
+        assert json.loads(captured.out) == {"promoted": False}
+        assert "benchmark.labelling" in captured.err
+    finally:
+        structlog.configure(**old)

@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+import structlog
+
 import fibsbot.cli.bench  # noqa: F401  registers `bench`
 import fibsbot.cli.duel  # noqa: F401  registers `duel`
 import fibsbot.cli.moves  # noqa: F401  registers `moves`
@@ -43,8 +45,16 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def log_to_stderr() -> None:
+    """Send the library's log lines to stderr, so that stdout carries a command's output
+    alone (``--json``: one object a reader can parse).  The daemon and the server set
+    their own log destination when they start."""
+    structlog.configure(logger_factory=structlog.PrintLoggerFactory(sys.stderr))
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    log_to_stderr()
     parser = build_parser(argv[0] if argv else None)
     args = parser.parse_args(argv)
     _help, _setup, run = COMMANDS[args.command]
