@@ -234,3 +234,16 @@ def test_log_lines_of_a_command_go_to_stderr_so_its_json_stays_one_object(capsys
         assert "benchmark.labelling" in captured.err
     finally:
         structlog.configure(**old)
+
+
+def test_a_command_run_in_process_leaves_the_logging_as_it_found_it(capsys):
+    # main() once bound structlog to the stderr of the test that called it; every later
+    # test's log line then hit a closed file ("I/O operation on closed file")
+    import structlog
+
+    from fibsbot.cli.app import main
+
+    before = structlog.get_config()
+    assert main(["hint", "--batch", "/no/such/file"]) == 2
+    assert structlog.get_config() == before
+    assert "no such file" in capsys.readouterr().err

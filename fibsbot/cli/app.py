@@ -45,19 +45,26 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def _stderr_logger(*_args) -> structlog.PrintLogger:
+    # sys.stderr looked up when a logger is made, not once: whoever calls main() in-process
+    # (the tests) may swap it between calls
+    return structlog.PrintLogger(sys.stderr)
+
+
 def log_to_stderr() -> None:
     """Send the library's log lines to stderr, so that stdout carries a command's output
     alone (``--json``: one object a reader can parse).  The daemon and the server set
     their own log destination when they start."""
-    structlog.configure(logger_factory=structlog.PrintLoggerFactory(sys.stderr))
+    structlog.configure(logger_factory=_stderr_logger)
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    log_to_stderr()
     parser = build_parser(argv[0] if argv else None)
     args = parser.parse_args(argv)
     _help, _setup, run = COMMANDS[args.command]
+    logging_before = structlog.get_config()
+    log_to_stderr()
     try:
         return run(args)
     except UserError as exc:
@@ -66,3 +73,5 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, UnicodeDecodeError) as exc:  # unreadable files or input that is not UTF-8
         print(f"fibsbot {args.command}: error: {describe_os_error(exc)}", file=sys.stderr)
         return 2
+    finally:
+        structlog.configure(**logging_before)  # a caller in the same process keeps its own
