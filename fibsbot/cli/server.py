@@ -30,7 +30,6 @@ def _setup(p: argparse.ArgumentParser) -> None:
 @command("server", "run the local FIBS-style server (CLIP) for bots and tests")(_setup)
 def _server(args: argparse.Namespace) -> int:
     import logging
-    import sys
 
     import structlog
     from pydantic import ValidationError
@@ -49,9 +48,9 @@ def _server(args: argparse.Namespace) -> int:
     except ValidationError as exc:
         raise UserError(f"bad server settings: {exc.errors()[0]['msg']}") from None
     core = ServerCore(config, seed=args.seed)
-    structlog.configure(  # the log goes to stderr; stdout carries only the listening line
-        logger_factory=structlog.PrintLoggerFactory(sys.stderr),
-        wrapper_class=structlog.make_filtering_bound_logger(logging.DEBUG if args.verbose else logging.INFO),
+    # the log already goes to stderr (``fibsbot.cli.app.main``), so stdout carries only the listening line
+    structlog.configure(
+        wrapper_class=structlog.make_filtering_bound_logger(logging.DEBUG if args.verbose else logging.INFO)
     )
 
     def ready(server) -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from engine.cube.decision import decide  # noqa: E402
+from engine.cube.decision import DOUBLE_DROP, DOUBLE_TAKE, decide  # noqa: E402
 from engine.rules.ids import parse_xgid  # noqa: E402
 from scripts.cube_referee import cube_error  # noqa: E402
 
@@ -33,8 +33,7 @@ def referee(row: dict) -> tuple[float, float, float]:
 def main() -> None:
     rows = [json.loads(line) for line in Path(sys.argv[1]).open()]
     gnubg = [
-        cube_error(referee(r), r["gnubg"]["action"].startswith(("double", "redouble")), r["gnubg"]["take"])
-        for r in rows
+        cube_error(referee(r), r["gnubg"]["action"] in (DOUBLE_TAKE, DOUBLE_DROP), r["gnubg"]["take"]) for r in rows
     ]
     print(
         f"{len(rows)} positions, {sum('jr' in r for r in rows)} rolled out;",
