@@ -20,7 +20,8 @@ from engine.eval.incremental import (
 )
 from engine.eval.net import Net
 from engine.rules.moves import MoveBuffers, generate_moves
-from engine.search.nply import make_context, value0
+from engine.search.context import make_context
+from engine.search.nply import value0
 from fibsbot.bench.speed import real_game_positions
 
 ARCH_ENCODINGS = [

@@ -13,7 +13,8 @@ from engine.rollout.selfplay_sample import sample_positions
 from engine.rules.ids import position_key as id_position_key
 from engine.rules.moves import MoveBuffers, generate_moves
 from engine.rules.position import Position
-from engine.search.nply import ROLL_WEIGHTS, ROLLS, clear_cache, position_key
+from engine.search.context import clear_cache, position_key
+from engine.search.nply import ROLL_WEIGHTS, ROLLS
 from tests.board_builder import backgammon_in_one_roll
 
 

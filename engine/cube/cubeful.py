@@ -35,7 +35,8 @@ from engine.cube.met import ME, THEM, CubeView, gammon_values, mwc_to_equity
 from engine.rules.dice import ROLL_WEIGHTS
 from engine.rules.ids import CENTRED, MatchState
 from engine.rules.moves import MoveBuffers
-from engine.search.nply import SearchContext, choose_replies
+from engine.search.context import SearchContext
+from engine.search.nply import choose_replies
 
 MAX_CUBE = 1 << 15  # the Match ID's cube field
 

@@ -4,7 +4,7 @@ The set is split by evaluator: finished games (exact), positions inside the
 one-sided bearoff database, races (the race net) and contact positions (the
 contact net).  Each net's share is evaluated in one ``evaluate_replies_chained``
 pass, each board from the one before it (``engine.eval.incremental``).  The context
-(``ctx``) is ``engine.search.nply.SearchContext``; this module defines the parts of it
+(``ctx``) is ``engine.search.context.SearchContext``; this module defines the parts of it
 that it alone reads, ``BearoffTables`` and ``SetScratch``.
 """
 

@@ -12,7 +12,7 @@ Compiling even these takes over ten CPU seconds on a fresh install, so
 ``rank_interpreted`` and ``probabilities_interpreted`` run the same code without
 numba (``engine.eval.pytwin``): a few milliseconds a candidate, nothing to compile.
 
-The context (``ctx``) is ``engine.search.nply.SearchContext``; only its nets, bearoff
+The context (``ctx``) is ``engine.search.context.SearchContext``; only its nets, bearoff
 tables and one evaluation's scratch (inputs, hidden, raw) are used here.
 """
 

@@ -21,7 +21,8 @@ from engine.eval.static import WON, evaluate_static, probabilities_interpreted, 
 from engine.players.table import Budget, cube_equities_for, rerank
 from engine.rules.ids import MatchState
 from engine.rules.moves import MAX_RESULTS, MoveBuffers, generate_moves, steps_to_move
-from engine.search.nply import cache_stats, clear_cache, evaluate_at, make_context, rank_candidates, search_choose
+from engine.search.context import cache_stats, clear_cache, make_context
+from engine.search.nply import evaluate_at, rank_candidates, search_choose
 
 DEFAULT_FILTERS = (12, 0.24, 6, 0.12)  # 1-ply: 12 within 0.24; 2-ply: 6 within 0.12
 MONEY_WEIGHTS = (1.0, 1.0, 1.0, 1.0)

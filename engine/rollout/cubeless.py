@@ -32,7 +32,8 @@ from engine.rollout.game import BORNE_OFF, OUT_OF_TURNS, PLAYERS_CHOOSE, STOP, S
 from engine.rollout.parallel import map_chunks, parallelism, split_range
 from engine.rules.dice import DISTINCT_ROLLS, ROLL_WEIGHTS, game_seed
 from engine.rules.moves import generate_moves
-from engine.search.nply import evaluate0, invert_probs, rank_candidates
+from engine.search.context import evaluate0
+from engine.search.nply import invert_probs, rank_candidates
 from engine.search.nply import pruned as _pruned
 from engine.search.nply import won_probs as _won
 
