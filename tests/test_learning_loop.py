@@ -9,9 +9,11 @@ import numpy as np
 import pytest
 
 from engine.rules.ids import board_from_position_id, position_id
+from engine.rules.moves import MoveBuffers
 from engine.rules.notation import format_gnubg
 from nets.player import load_agent
 from nets.train import labellers
+from nets.train.benchmark import labelling
 from nets.train.benchmark.scoring import SHIPPED_SET, read_benchmark
 from nets.train.gate import judge, paired_benchmark
 from nets.train.labellers import DEFAULT_ROLLOUT, LabellerError, RolloutLabeller, default_labeller, parse_labeller
@@ -24,11 +26,33 @@ from nets.train.retrain import log_positions
 def test_rollout_labeller_specs_name_variance_reduction_and_pruning():
     assert parse_labeller("rollout:36+vr+prune") == RolloutLabeller(36, "default", varredn=True, prune=True)
     assert parse_labeller("rollout:8:td900k+prune") == RolloutLabeller(8, "td900k", prune=True)
-    for spec in ("rollout:36", "rollout:36+vr+prune", "rollout:8:td900k+prune"):
+    assert parse_labeller("rollout:36/324+vr+prune") == RolloutLabeller(36, "default", True, True, close_games=324)
+    assert parse_labeller("rollout:36/324+vr").closer() == RolloutLabeller(324, "default", varredn=True)
+    assert parse_labeller("rollout:36+vr").closer() is None
+    for spec in ("rollout:36", "rollout:36+vr+prune", "rollout:8:td900k+prune", "rollout:36/324:td900k+vr"):
         assert parse_labeller(spec).spec == spec
-    for bad in ("rollout:36+fast", "rollout:36+vr+vr", "rollout:0+vr"):
+    for bad in ("rollout:36+fast", "rollout:36+vr+vr", "rollout:0+vr", "rollout:36/0+vr", "rollout:36/+vr"):
         with pytest.raises(LabellerError, match="rollout:GAMES"):
             parse_labeller(bad)
+
+
+def test_a_second_look_rolls_out_again_only_the_candidates_close_to_the_best():
+    board = board_from_position_id("4HPwATDgc/ABMA")  # the opening position
+    flipped = [labelling._results(board, 3, 1, MoveBuffers())]
+    first = parse_labeller("rollout:2/6")
+    margin = labelling.CLOSE_MARGIN
+    deep = [np.array([0.10, 0.10 - margin / 2, 0.10 - 2 * margin])]
+    again = labelling.look_again(first, flipped, [[0, 1, 2]], deep, seed=5)[0]
+    second = labelling.mover_equities(first.closer().label(flipped[0][[0, 1]], seed=6))
+    assert again[2] == deep[0][2]  # too far behind: its first look stands
+    assert np.allclose(again[:2], 0.25 * deep[0][:2] + 0.75 * second)  # 2 games and 6 more, weighed by games
+    crowded = [np.array([0.10, 0.09, 0.08, 0.07, 0.06])]  # all close: only the best CLOSE_KEEP look again
+    again = labelling.look_again(first, flipped, [[0, 1, 2, 3, 4]], crowded, seed=5)[0]
+    assert (
+        labelling.CLOSE_KEEP == 3
+        and np.array_equal(again[3:], crowded[0][3:])
+        and not np.array_equal(again[:3], crowded[0][:3])
+    )
 
 
 def test_the_default_labeller_is_open_sage_at_3_ply_where_installed_else_our_rollouts(monkeypatch):
@@ -138,6 +162,11 @@ def test_the_real_life_benchmark_grows_by_versions_and_keeps_every_decision(tmp_
     _log_decisions(log, boards[80:], rng)
     third = update_real_life(tmp_path, max_new=50, **cheap)
     assert third.version == 3 and third.positions > second.positions and latest(tmp_path)[0] == 3
+    # another labeller's figures are never mixed into a version: it starts a series of its own
+    other = update_real_life(tmp_path, max_new=4, labeller="net:default@1", search="net:default@0")
+    v4 = read_benchmark(other.path)
+    assert other.version == 4 and other.positions == other.added <= 4 and v4.meta["labeller"] == "net:default@1"
+    assert {m.by for r in v4.moves for m in r.moves} <= {"net:default@0", "net:default@1"}
 
 
 def test_retrain_never_trains_on_the_benchmarks_share_of_logged_decisions(tmp_path):

@@ -11,7 +11,10 @@ build), written as a spec:
   rollout games played by a net's 0-ply, truncated at the bearoff database; ``+vr``
   adds variance reduction (luck adjustment over the 21 rolls at every turn) and
   ``+prune`` plays as gnubg's rollouts do (the pruning net picks the moves the full
-  net scores), e.g. ``rollout:36+vr+prune``;
+  net scores), e.g. ``rollout:36+vr+prune``; ``rollout:GAMES/CLOSE`` is for benchmark
+  labelling (``nets.train.benchmark.labelling``): every candidate move gets GAMES, and
+  those still close to the best get CLOSE more, on fresh dice (a short rollout's noise
+  otherwise decides which close move is "best");
 * ``bgsage@PLY``: the Open Sage engine (PyPI ``bgsage``, an optional extra) at its
   PLY, counted its way: its 1-ply is one net evaluation (GNU Backgammon's 0-ply),
   its 3-ply GNU Backgammon's 2-ply.  An offline labeller only: the bot never plays
@@ -70,11 +73,19 @@ class RolloutLabeller:
     net: str = "default"
     varredn: bool = False
     prune: bool = False
+    close_games: int = 0  # benchmark labelling only: more games for the candidates close to the best
 
     @property
     def spec(self) -> str:
         flags = ("+vr" if self.varredn else "") + ("+prune" if self.prune else "")
-        return f"rollout:{self.games}" + ("" if self.net == "default" else f":{self.net}") + flags
+        games = f"{self.games}/{self.close_games}" if self.close_games else f"{self.games}"
+        return f"rollout:{games}" + ("" if self.net == "default" else f":{self.net}") + flags
+
+    def closer(self) -> RolloutLabeller | None:
+        """The labeller of the second look at close candidates (None: there is none)."""
+        if not self.close_games:
+            return None
+        return RolloutLabeller(self.close_games, self.net, self.varredn, self.prune)
 
     def require(self) -> None:
         """Raise LabellerError now if labelling would fail for want of something."""
@@ -183,10 +194,14 @@ def parse_labeller(spec: str, threads: int = 1) -> Labeller:
             return NetLabeller(name, int(ply))
         if text.startswith("rollout:"):
             head, *flags = text[8:].split("+")
-            games, _, net = head.partition(":")
+            counts, _, net = head.partition(":")
+            games, slash, close = counts.partition("/")
+            close_games = int(close) if slash else 0
             if int(games) < 1 or not set(flags) <= {"vr", "prune"} or len(set(flags)) != len(flags):
                 raise ValueError
-            return RolloutLabeller(int(games), net or "default", "vr" in flags, "prune" in flags)
+            if slash and close_games < 1:
+                raise ValueError
+            return RolloutLabeller(int(games), net or "default", "vr" in flags, "prune" in flags, close_games)
         if text.startswith("bgsage@"):
             sage_ply = int(text[7:])
             if sage_ply not in BGSAGE_PLIES:
@@ -195,7 +210,7 @@ def parse_labeller(spec: str, threads: int = 1) -> Labeller:
     except ValueError:
         pass
     raise LabellerError(
-        f"unknown labeller {spec!r}: expected net:NAME@PLY (PLY 0-2), rollout:GAMES[:NAME][+vr][+prune] "
+        f"unknown labeller {spec!r}: expected net:NAME@PLY (PLY 0-2), rollout:GAMES[/CLOSE][:NAME][+vr][+prune] "
         "or bgsage@PLY (PLY 1-4)"
     )
 

@@ -33,13 +33,16 @@ from nets.train.benchmark.journal import LabelJournal
 from nets.train.benchmark.labelling import DEFAULT_SEARCH, LabelSetup, label_moves
 from nets.train.benchmark.scoring import FORMAT_VERSION, Benchmark, read_benchmark, write_benchmark
 from nets.train.benchmark.sources import arena_decisions, choice_count, unique_candidates
-from nets.train.labellers import DEFAULT_ROLLOUT
 
 log = structlog.get_logger("nets.train.real_life")
 
 DIRECTORY = "benchmarks"
 LABELS_FILE = "real-life.labels.jsonl"
-REAL_LIFE_LABELLER = DEFAULT_ROLLOUT
+# 36 games a candidate, then 324 more on fresh dice for the best three still within 0.06 of
+# the best (``nets.train.benchmark.labelling.look_again``): with 36 games alone the
+# largest losses on the benchmark were mostly the rollouts' noise (118 x1000 on the ten
+# largest, 39 when rolled out again); 14 CPU seconds a decision instead of 2.6
+REAL_LIFE_LABELLER = "rollout:36/324+vr+prune"
 _VERSION = re.compile(r"real-life-v(\d+)\.jsonl\.gz$")
 
 
@@ -100,6 +103,10 @@ def update_real_life(
     newest = latest(data_dir)
     previous = read_benchmark(newest[1]) if newest else Benchmark()
     number = newest[0] if newest else 0
+    if previous.meta.get("labeller", labeller) != labeller:
+        # one version holds one labeller's figures: a new labeller starts a new series
+        log.info("real_life.new_labeller", previous=previous.meta.get("labeller"), labeller=labeller)
+        previous = Benchmark()
     known = {(r.position_id, tuple(r.dice)) for r in previous.moves}
     moves, _ = arena_decisions(str(data_dir / "log" / "*.jsonl"))
     buffers = MoveBuffers()
