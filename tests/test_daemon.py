@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 
-from fibsbot.arena.play import PubevalSparring
+from fibsbot.arena.sparring import PubevalSparring
 from fibsbot.client.connection import BotClient
 from fibsbot.client.options import Backoff, ClientOptions
 from fibsbot.client.policy import Policy, PolicySettings

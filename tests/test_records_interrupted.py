@@ -11,7 +11,7 @@ import numpy as np
 
 from engine.players.agent import CubeChoice
 from fibsbot.arena.audit import Audit, audit_match, gnubg_matches
-from fibsbot.arena.play import PubevalSparring
+from fibsbot.arena.sparring import PubevalSparring
 from fibsbot.client.connection import BotClient
 from fibsbot.client.options import Backoff, ClientOptions
 from fibsbot.client.policy import Policy, PolicySettings

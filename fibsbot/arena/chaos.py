@@ -42,7 +42,8 @@ from fibsbot.arena.audit import (
     read_as_analyse_does,
     unrecoverable_games,
 )
-from fibsbot.arena.play import BOT, REFEREE, SPARRING, PubevalSparring, _client
+from fibsbot.arena.play import BOT, REFEREE, SPARRING, _client
+from fibsbot.arena.sparring import PubevalSparring
 from fibsbot.client.policy import PolicySettings
 from fibsbot.protocol.match.outputs import MoveRequest, NullObserver
 from fibsbot.records.events import configure_logging

@@ -20,12 +20,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import structlog
 
-from engine.players.agent import MoveChoice
-from engine.players.registry import PubevalPlayer
+from fibsbot.arena.sparring import sparring_partner
 from fibsbot.client.connection import BotClient
 from fibsbot.client.options import Backoff, ClientOptions
 from fibsbot.client.policy import Policy, PolicySettings
@@ -42,22 +40,6 @@ BOT, SPARRING, REFEREE = "fibsbot", "sparring", "referee"
 # server lines that refuse a command (as opposed to "** Will send rawboards..." notices)
 _REFUSAL = re.compile(r"illegal|invalid|can't|cannot|not your turn|unknown command|don't|isn't|wrong", re.I)
 MATCH_TIMEOUT_S = 900.0
-
-
-class PubevalSparring:
-    """Pubeval's checker play with the net's 0-ply cube handling: a sparring partner
-    that doubles, takes and drops like a player, and moves like pubeval."""
-
-    def __init__(self, cube_agent) -> None:
-        self.cube_agent = cube_agent
-        self.player = PubevalPlayer()
-
-    def choose_move(self, board, d1, d2, state=None) -> MoveChoice:
-        steps, after = self.player.play(board, d1, d2)
-        return MoveChoice(steps, after, 0.0, (), 0, steps, 0.0)
-
-    def __getattr__(self, name: str) -> Any:  # cube and resignation decisions
-        return getattr(self.cube_agent, name)
 
 
 @dataclass
@@ -148,9 +130,7 @@ def _client(
 
 
 def _opponent_agent(opponent: str):
-    if opponent == "pubeval":
-        return PubevalSparring(load_agent("net:default@0"))
-    return load_agent(opponent)
+    return sparring_partner(opponent, load_agent)
 
 
 async def run_arena(

@@ -14,7 +14,10 @@ def _setup(p: argparse.ArgumentParser) -> None:
     p.add_argument("--length", type=int, default=3, help="match length in points (default 3)")
     p.add_argument("--matches", type=int, default=1, help="matches to play (default 1)")
     p.add_argument(
-        "--opponent", default="pubeval", help="sparring bot: pubeval (its moves, our 0-ply cube) or net:NAME@PLY"
+        "--opponent",
+        default="pubeval",
+        help="sparring bot: pubeval (its moves, our 0-ply cube), blitz (our 0-ply with a taste for attack) "
+        "or net:NAME@PLY",
     )
     p.add_argument(
         "--ply",

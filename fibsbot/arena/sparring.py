@@ -1,0 +1,88 @@
+"""Sparring partners for the arena: players of a style unlike the bot's own self-play.
+
+The learning loop learns from the positions the bot meets; a sparring partner that
+plays as the bot does shows it nothing new.  Each partner here takes its checker
+moves its own way and its cube and resignation decisions from the net's 0-ply (so
+it doubles, takes and drops like a player):
+
+* ``pubeval``: Tesauro's linear evaluator, loose and blot-strewn;
+* ``blitz``: the net's 0-ply with a taste for attack: every checker it sends to the
+  bar and every point it holds in its home board is worth more to it than the net
+  says, so it hits loose, points on heads and closes out where a calmer player would
+  build.  Its games are full of checkers on the bar and closed boards.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from engine.eval.net import equity_of
+from engine.players.agent import MoveChoice
+from engine.players.registry import PubevalPlayer
+from engine.rules.moves import MoveBuffers, generate_moves, steps_to_move
+from engine.search.nply import invert_probs
+
+SPARRING_STYLES = ("pubeval", "blitz")
+BLITZ_HIT = 0.08  # equity per opposing checker on the bar after its move, beyond the net's figure
+BLITZ_POINT = 0.04  # equity per point made in its home board
+
+
+class _CubeLikeTheNet:
+    """Cube and resignation decisions by the net's 0-ply agent it is handed."""
+
+    def __init__(self, cube_agent) -> None:
+        self.cube_agent = cube_agent
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.cube_agent, name)
+
+
+class PubevalSparring(_CubeLikeTheNet):
+    """Pubeval's checker play with the net's 0-ply cube handling."""
+
+    def __init__(self, cube_agent) -> None:
+        super().__init__(cube_agent)
+        self.player = PubevalPlayer()
+
+    def choose_move(self, board, d1, d2, state=None) -> MoveChoice:
+        steps, after = self.player.play(board, d1, d2)
+        return MoveChoice(steps, after, 0.0, (), 0, steps, 0.0)
+
+
+def blitz_bonus(after: np.ndarray) -> float:
+    """What the blitzer adds to the net's equity of a result (mover in row 0)."""
+    return BLITZ_HIT * int(after[1, 24]) + BLITZ_POINT * int((after[0, :6] >= 2).sum())
+
+
+class BlitzSparring(_CubeLikeTheNet):
+    """The net's 0-ply plus ``blitz_bonus``; the net's agent also takes its cube decisions."""
+
+    def __init__(self, agent) -> None:
+        super().__init__(agent)
+        self._buffers = MoveBuffers()
+
+    def choose_move(self, board, d1, d2, state=None) -> MoveChoice:
+        buffers = self._buffers
+        n = generate_moves(np.ascontiguousarray(board, np.int8), d1, d2, *buffers.args())
+        results = buffers.boards[:n]
+        theirs = self.cube_agent.evaluator.probabilities(np.ascontiguousarray(results[:, ::-1]))
+        mover = np.empty(5, np.float32)
+        scores = np.empty(n)
+        for i in range(n):
+            invert_probs(theirs[i].astype(np.float32), mover)
+            scores[i] = equity_of(mover) + blitz_bonus(results[i])
+        best = int(np.argmax(scores)) if n > 1 else 0
+        steps = steps_to_move(buffers.steps[best])
+        return MoveChoice(steps, results[best].copy(), float(scores[best]), (), 0, steps, float(scores[best]))
+
+
+def sparring_partner(opponent: str, load_agent):
+    """The arena's sparring side for ``opponent``: a style of ``SPARRING_STYLES`` or a
+    player spec ``net:NAME@PLY`` (``load_agent`` builds the net's agent)."""
+    if opponent == "pubeval":
+        return PubevalSparring(load_agent("net:default@0"))
+    if opponent == "blitz":
+        return BlitzSparring(load_agent("net:default@0"))
+    return load_agent(opponent)
