@@ -9,7 +9,9 @@ it doubles, takes and drops like a player):
 * ``blitz``: the net's 0-ply with a taste for attack: every checker it sends to the
   bar and every point it holds in its home board is worth more to it than the net
   says, so it hits loose, points on heads and closes out where a calmer player would
-  build.  Its games are full of checkers on the bar and closed boards.
+  build.  On 600 logged decisions of arena games it plays another move than the
+  net's 0-ply in 20% of them, sending 0.08 more checkers to the bar a decision (at
+  half these weights: 12%, 0.03).
 """
 
 from __future__ import annotations
@@ -25,8 +27,8 @@ from engine.rules.moves import MoveBuffers, generate_moves, steps_to_move
 from engine.search.nply import invert_probs
 
 SPARRING_STYLES = ("pubeval", "blitz")
-BLITZ_HIT = 0.08  # equity per opposing checker on the bar after its move, beyond the net's figure
-BLITZ_POINT = 0.04  # equity per point made in its home board
+BLITZ_HIT = 0.2  # equity per opposing checker on the bar after its move, beyond the net's figure
+BLITZ_POINT = 0.08  # equity per point made in its home board
 
 
 class _CubeLikeTheNet:
