@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from fibsbot.protocol.board import O, X
+from fibsbot.protocol.events import LoginPrompt
+from fibsbot.protocol.parser import ClipParser
 
 # Hand-made from the field table (REFERENCE.md section 1).  Opening position, we on
 # roll with 6-2.  X moving 24->1 has its back checkers on cell 24 (negative); O
@@ -82,3 +84,21 @@ SESSION = (
 )
 
 SESSION_LINES = [line for line in SESSION.replace("> ", "\n").split("\r\n") if line.strip()]
+
+
+def parse(text: str, **options) -> list:
+    parser = ClipParser(**options)
+    return parser.feed(text) + parser.flush()
+
+
+def logged_in(text: str) -> list:
+    """The events of ``text`` on a connection past its login prompt (before it, text is the banner)."""
+    events = parse("login: " + text)
+    assert events[0] == LoginPrompt(attempt=1)
+    return events[1:]
+
+
+def only(text: str):
+    events = logged_in(text + "\r\n")
+    assert len(events) == 1, events
+    return events[0]
