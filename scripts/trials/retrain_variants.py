@@ -15,9 +15,14 @@ choices of a decision on the same dice.  It reports each candidate's change of e
 (x1000 a decision, paired, over all the decisions) and how many changed choices were
 better or worse.  Resumable: ``--out`` keeps every decision judged.
 
+``referee`` reads a judged file again and judges the same changed choices by GNU
+Backgammon's 2-ply (gnubg-nn in-process): the referee, neither the teacher nor our
+rollouts.
+
     python scripts/trials/retrain_variants.py fit --data-dir D --name sgd02 --lr 0.02
     python scripts/trials/retrain_variants.py judge --data-dir D --exclude D/benchmarks/real-life-v1.jsonl.gz \\
         --candidates sgd02,adam1e3 --decisions 301 --out judged.jsonl
+    python scripts/trials/retrain_variants.py referee --out judged.jsonl
 """
 
 from __future__ import annotations
@@ -127,6 +132,21 @@ def judge(args) -> None:
     report(list(judged.values()), [n for n in players if n != "incumbent"])
 
 
+def referee(args) -> None:
+    import gnubg_nn
+
+    rows = [json.loads(line) for line in Path(args.out).read_text().splitlines()]
+    names = sorted({n for row in rows for n in row["choices"]} - {"incumbent"})
+    equity: dict[str, float] = {}
+    for row in rows:
+        for choice in set(row["choices"].values()) if len(set(row["choices"].values())) > 1 else ():
+            if choice not in equity:  # the board after the move, its opponent on roll
+                w, wg, wb, lg, lb = gnubg_nn.probabilities(gnubg_nn.board_from_position_id(choice), 2)
+                equity[choice] = -((2 * w - 1) + (wg - lg) + (wb - lb))
+        row["equity"] = equity
+    report(rows, names)
+
+
 def report(rows: list[dict], names: list[str]) -> None:
     rows = [r for r in rows if all(n in r["choices"] for n in names)]
     for name in names:
@@ -173,8 +193,10 @@ def main() -> None:
     judging.add_argument("--decisions", type=int, default=301)
     judging.add_argument("--out", required=True)
     judging.add_argument("--dir", default=".", help="where the candidates' weights are")
+    refereeing = commands.add_parser("referee")
+    refereeing.add_argument("--out", required=True, help="a file written by judge")
     args = parser.parse_args()
-    (fit_candidate if args.command == "fit" else judge)(args)
+    {"fit": fit_candidate, "judge": judge, "referee": referee}[args.command](args)
 
 
 if __name__ == "__main__":
