@@ -17,6 +17,9 @@ from fibsbot.records.queue import Disagreement, TrainingQueue
 from nets.player import load_agent
 from nets.store import NetStore
 from nets.train.dances import dance_positions
+from nets.train.label_chunks import label_in_chunks
+from nets.train.labellers import parse_labeller
+from nets.train.labels import selfplay_positions
 from nets.train.retrain import RetrainConfig, TrainingSet, log_positions, queue_positions, retrain
 
 
@@ -128,6 +131,7 @@ async def test_retrain_on_arena_play_measures_and_gates(tmp_path):
     assert report.queue_rows == result.queued and report.positions_labelled > report.queue_rows
     assert report.mix["ratio"] == 0.5 and report.mix["shipped_positions"] == round(0.5 * report.training_positions)
     assert "contact" in report.fit
+    assert not (data / "training" / "labelling").exists()  # the labels are in the set: no chunks left
     real = report.real_life_benchmark
     assert 0 < real["positions"] <= 8 and real["version"] == 1 and real["labeller"] == "net:default@0"
     assert {"incumbent_error", "candidate_error", "stderr", "difference"} <= set(real)
@@ -247,3 +251,26 @@ def test_a_command_run_in_process_leaves_the_logging_as_it_found_it(capsys):
     assert main(["hint", "--batch", "/no/such/file"]) == 2
     assert structlog.get_config() == before
     assert "no such file" in capsys.readouterr().err
+
+
+def test_a_killed_labelling_resumes_from_its_chunks_and_labels_nothing_twice(tmp_path):
+    boards = selfplay_positions(load_agent("net:default@0"), 2, seed=17)[:25]
+    labeller = parse_labeller("net:default@0")
+    seen: list[int] = []
+
+    def label(part, fail_after=None):
+        if fail_after is not None and len(seen) >= fail_after:
+            raise KeyboardInterrupt  # the retrain killed mid-labelling
+        seen.append(len(part))
+        return labeller.label(part)
+
+    setup = {"labeller": "net:default@0", "seed": 1}
+    with pytest.raises(KeyboardInterrupt):
+        label_in_chunks(tmp_path, boards, lambda part: label(part, fail_after=2), setup, chunk=10)
+    assert seen == [10, 10] and len(list(tmp_path.glob("chunk-*.npz"))) == 2
+    labels = label_in_chunks(tmp_path, boards, label, setup, chunk=10)
+    assert seen == [10, 10, 5]  # only the positions no chunk held
+    assert np.allclose(labels, labeller.label(boards))
+    # chunks of another labeller are never used
+    label_in_chunks(tmp_path, boards, label, {**setup, "labeller": "net:default@1"}, chunk=10)
+    assert seen[3:] == [10, 10, 5]

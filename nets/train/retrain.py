@@ -7,7 +7,8 @@
    fresh self-play positions so that the net does not forget the rest of the game;
    and the positions after a dance of each (``nets.train.dances``), which no harvest
    of decisions holds and every cube decision after a dance asks about.
-2. Label them by the strongest labeller installed (``nets.train.labellers.default_labeller``:
+2. Label them (in chunks kept on disk, so a killed retrain resumes: ``nets.train.label_chunks``)
+   by the strongest labeller installed (``nets.train.labellers.default_labeller``:
    Open Sage's 3-ply, else our variance-reduced pruned rollouts; never the incumbent's
    own search unless asked, whose labels only pull the net towards itself) and add them
    to the training set kept in ``DATA/training/set.npz`` (deduplicated by position).
@@ -45,6 +46,8 @@ from nets.train.benchmark.scoring import Benchmark, read_benchmark
 from nets.train.candidates import decision_candidates
 from nets.train.dances import dance_positions
 from nets.train.gate import against, head_to_head, judge, paired_benchmark
+from nets.train.label_chunks import clear as clear_chunks
+from nets.train.label_chunks import label_in_chunks
 from nets.train.labellers import default_labeller, label_spread, parse_labeller
 from nets.train.labels import selfplay_positions
 from nets.train.mix import DEFAULT_RATIO, mix, shipped_sets
@@ -245,8 +248,12 @@ def retrain(
         f"labelling {len(fresh)} new positions by {labeller} "
         f"({len(rows)} queued decisions, {config.selfplay_games} self-play games)"
     )
-    if len(fresh):
-        training.add(fresh, _label(labeller, fresh, config))
+    if len(fresh):  # labelled in chunks kept on disk: a killed retrain resumes its labelling
+        pending = config.data_dir / "training" / "labelling"
+        setup = {"labeller": labeller, "seed": config.seed}
+        labels = label_in_chunks(pending, fresh, lambda part: _label(labeller, part, config), setup, progress=progress)
+        training.add(fresh, labels)
+        clear_chunks(pending)
     report.positions_labelled = len(fresh)
     report.training_positions = len(training.boards)
     if not len(fresh):  # nothing new since the last retrain: the same data would give the same verdict
