@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from functools import partial
 
 import numpy as np
@@ -155,6 +156,13 @@ async def test_retrain_on_arena_play_measures_and_gates(tmp_path):
     assert store.versions() == versions_before and len(TrainingSet(data / "training" / "set.npz").boards) == len(
         training.boards
     )
+    # a retrain killed after its labelling (the positions in the set, no verdict on them yet) is finished
+    # by the next one, which trains and judges instead of finding nothing new
+    (data / "training" / "judged.json").unlink()
+    (data / "training" / "last_report.json").unlink()
+    resumed = retrain(replace(config, promote=False), progress=lambda text: None, open_queue=open_queue)
+    assert resumed.positions_labelled == 0 and "contact" in resumed.fit and "nothing new" not in resumed.reason
+    assert json.loads((data / "training" / "judged.json").read_text())["positions"] == len(training.boards)
 
 
 async def test_retrain_labels_with_the_labeller_it_is_given(tmp_path):

@@ -179,6 +179,30 @@ class TrainingSet:
         tmp.replace(self.path)
 
 
+JUDGED_FILE = "judged.json"
+
+
+def judged_positions(data_dir: Path, present: int) -> int:
+    """How many positions of the training set a retrain has trained and judged a candidate
+    on.  A retrain killed after labelling has added positions no verdict has seen yet, so
+    the next one trains on them instead of finding "nothing new".  Data dirs from before
+    this record count their whole set as judged where a retrain reported at all."""
+    training = Path(data_dir) / "training"
+    try:
+        return int(json.loads((training / JUDGED_FILE).read_text(encoding="utf-8"))["positions"])
+    except FileNotFoundError:
+        return present if (training / "last_report.json").exists() else 0
+    except (ValueError, KeyError, TypeError):
+        return 0
+
+
+def mark_judged(data_dir: Path, positions: int) -> None:
+    path = Path(data_dir) / "training" / JUDGED_FILE
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps({"positions": positions}), encoding="utf-8")
+    tmp.replace(path)
+
+
 def incumbent_spec(config: RetrainConfig) -> tuple[str, NetStore]:
     store = NetStore(config.data_dir / "nets")
     current = store.current_path()
@@ -244,6 +268,7 @@ def retrain(
         boards += list(dance_positions(np.stack(boards)))
     training = TrainingSet(config.data_dir / "training" / "set.npz")
     fresh = training.unseen(boards)
+    unjudged = len(training.boards) - judged_positions(config.data_dir, len(training.boards))
     progress(
         f"labelling {len(fresh)} new positions by {labeller} "
         f"({len(rows)} queued decisions, {config.selfplay_games} self-play games)"
@@ -256,7 +281,8 @@ def retrain(
         clear_chunks(pending)
     report.positions_labelled = len(fresh)
     report.training_positions = len(training.boards)
-    if not len(fresh):  # nothing new since the last retrain: the same data would give the same verdict
+    # nothing new since the last retrain that reached its verdict: the same data would give the same one
+    if not len(fresh) and unjudged <= 0:
         report.reason = "nothing new to learn from since the last retrain: kept the incumbent"
         return _finish(report, config, start)
     progress(f"real-life benchmark: labelling up to {config.real_life_new} new logged decisions")
@@ -281,6 +307,7 @@ def retrain(
     report.shipped_benchmark = shipped_benchmark_errors(incumbent, candidate_agent, config.benchmark_set)
     verdict = judge(report.real_life_benchmark, report.head_to_head)
     report.reason = verdict.reason
+    mark_judged(config.data_dir, report.training_positions)
     if verdict.promote and config.promote:
         card = {
             "training": {
