@@ -48,3 +48,27 @@ def test_with_a_strong_taste_for_hitting_the_blitzer_hits_whenever_it_can(monkey
 async def test_the_arena_plays_whole_matches_against_the_blitzer(tmp_path):
     result = await run_arena(length=1, matches=1, opponent="blitz", ply=0, data_dir=tmp_path, seed=5, warmup=False)
     assert result.matches == 1 and result.stuck == 0 and result.won + result.lost == 1
+
+
+def test_in_a_duel_the_blitzer_plays_its_own_move_not_the_nets():
+    from engine.players.registry import make_player
+
+    blitzer = make_player("blitz")  # registered by fibsbot.arena.sparring
+    assert blitzer.kernel is None and blitzer.name == "blitz"
+    board = board_from_position_id(OPENING)
+    board[1, 23] -= 1  # a blot of theirs on our 5 point: hitting it is the blitzer's taste
+    board[1, 19] += 1
+    buffers = MoveBuffers()
+    for d1, d2 in ((4, 1), (6, 3), (2, 2)):
+        n = generate_moves(board, d1, d2, *buffers.args())
+        candidates = buffers.boards[:n].copy()
+        chosen = blitzer.choose(board, d1, d2, candidates)
+        assert np.array_equal(candidates[chosen], blitzer.choose_move(board, d1, d2).board)
+
+
+def test_a_duel_against_the_blitzer_runs_on_duplicate_dice():
+    from engine.rollout.duel import run_duel
+
+    result = run_duel("blitz", "net:default@0", 20, seed=3)
+    assert result.games == 20 and result.player_a == "blitz"
+    assert -3.0 <= result.ppg <= 3.0

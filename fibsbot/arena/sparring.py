@@ -12,6 +12,10 @@ it doubles, takes and drops like a player):
   build.  On 600 logged decisions of arena games it plays another move than the
   net's 0-ply in 19% of them, sending 0.08 more checkers to the bar a decision (at
   half these weights: 12%, 0.03).
+
+``blitz`` and ``blitz:NET`` are also player specs for ``fibsbot duel`` (registered on
+import), so that its score against a net can be measured on duplicate dice, cubeless,
+in thousands of games rather than in a few hundred matches.
 """
 
 from __future__ import annotations
@@ -21,7 +25,8 @@ from typing import Any
 import numpy as np
 
 from engine.players.agent import MoveChoice
-from engine.players.registry import PubevalPlayer
+from engine.players.registry import PubevalPlayer, register_player
+from nets.player import load_agent
 
 BLITZ_HIT = 0.2  # equity per opposing checker on the bar after its move, beyond the net's figure
 BLITZ_POINT = 0.08  # equity per point made in its home board
@@ -57,11 +62,30 @@ def blitz_bonus(after: np.ndarray) -> float:
 class BlitzSparring(_CubeLikeTheNet):
     """The net's 0-ply plus ``blitz_bonus``; the net's agent also takes its cube decisions."""
 
+    kernel = None  # in a duel it plays its own choice in Python, never the net's compiled one
+
+    def __init__(self, cube_agent, name: str = "blitz") -> None:
+        super().__init__(cube_agent)
+        self.name = name
+
+    def choose(self, board, d1, d2, candidates) -> int:
+        """A duel's decision: the index of its move among the legal results ``candidates``."""
+        after = self.choose_move(board, d1, d2).board
+        return next(i for i, candidate in enumerate(candidates) if np.array_equal(candidate, after))
+
     def choose_move(self, board, d1, d2, state=None) -> MoveChoice:
         ranked = self.cube_agent.rank_moves(board, d1, d2, ply=0)  # every legal move, the net's best first
         best = max(ranked, key=lambda move: move.equity + blitz_bonus(move.board))
         score = best.equity + blitz_bonus(best.board)
         return MoveChoice(best.steps, best.board, score, best.probs, 0, best.steps, score)
+
+
+def make_blitz_player(arg: str) -> BlitzSparring:
+    """``blitz[:NET]``: the blitzer over net NET's 0-ply (the shipped default net if none)."""
+    return BlitzSparring(load_agent(f"net:{arg or 'default'}@0"), name=f"blitz:{arg}" if arg else "blitz")
+
+
+register_player("blitz", make_blitz_player)
 
 
 def sparring_partner(opponent: str, load_agent):

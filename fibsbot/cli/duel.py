@@ -15,7 +15,8 @@ def _add_duel_args(p: argparse.ArgumentParser) -> None:
         "--a",
         default="pubeval",
         help="player A: random, pubeval, gnubg0, gnubg1, gnubg2 (gnubg's checker play at 0, 1 or 2 "
-        "plies, needs gnubg-nn), net:NAME[@LEVEL] (LEVEL 0, 1, 2 or table) (default pubeval)",
+        "plies, needs gnubg-nn), net:NAME[@LEVEL] (LEVEL 0, 1, 2 or table), blitz[:NAME] (the arena's "
+        "blitzing sparring partner over net NAME's 0-ply) (default pubeval)",
     )
     p.add_argument("--b", default="random", help="player B, same forms (default random)")
     p.add_argument(
@@ -31,6 +32,7 @@ def _add_duel_args(p: argparse.ArgumentParser) -> None:
 
 @command("duel", "play cubeless money games between two players with duplicate dice")(_add_duel_args)
 def _duel(args: argparse.Namespace) -> int:
+    import fibsbot.arena.sparring  # noqa: F401  registers blitz[:NET], the arena's blitzing partner
     import nets.player  # noqa: F401  registers net:NAME[@PLY] with the engine's players
     from engine.players.registry import PlayerSpecError
     from engine.rollout.duel import run_duel
