@@ -10,6 +10,9 @@ A dropped connection, a refused login or a silent server is followed by a
 reconnect with exponential backoff and jitter; a match that was running is
 resumed after the next login.  The password is asked for at each login and never
 logged.  Observers (records) see every event and decision and cannot steer.
+
+This module reads and writes the wire and keeps the connection alive; what the bot
+does with each event, and with the driver's outputs, is ``client.dispatch``'s part.
 """
 
 from __future__ import annotations
@@ -24,64 +27,30 @@ from typing import Any, cast
 import structlog
 import telnetlib3
 
-from fibsbot.client.options import (
-    ClientOptions,
-    PasswordSource,
-    check_user,
-    login_line,
-    resolve_password,
-    toggles_to_send,
+from fibsbot.client.dispatch import (
+    ConnectionClosed,
+    EventDispatch,
+    LoginConfigError,
+    LoginRefused,
+    notify_observer,
 )
+from fibsbot.client.options import ClientOptions, PasswordSource, check_user
 from fibsbot.client.policy import Policy
-from fibsbot.protocol.events import (
-    ConnectionTimedOut,
-    Event,
-    Invitation,
-    LoginFailed,
-    LoginPrompt,
-    MatchResumed,
-    MatchStart,
-    OwnInfo,
-    Says,
-    Welcome,
-    WhoInfo,
-)
 from fibsbot.protocol.match.driver import MatchDriver
-from fibsbot.protocol.match.outputs import (
-    Agent,
-    DecisionRequest,
-    MatchObserver,
-    Output,
-    Send,
-    Timer,
-    Wait,
-    consult,
-    fallback_answer,
-)
+from fibsbot.protocol.match.outputs import Agent, MatchObserver
 from fibsbot.protocol.parser import ClipParser
+
+__all__ = ["BotClient", "ConnectionClosed", "LoginConfigError", "LoginRefused", "run_bot"]
 
 log = structlog.get_logger(__name__)
 
 _READ_SIZE = 4096
 _GOODBYE_S = 1.0  # how long to wait for the server to close after "bye"
 
-
-class LoginRefused(Exception):
-    """The server answered our credentials with another login prompt."""
-
-
-class ConnectionClosed(ConnectionError):
-    pass
-
-
-class LoginConfigError(RuntimeError):
-    """The user name or password source is unusable: retrying cannot help."""
-
-
 _CONTROL = (LoginRefused, ConnectionClosed, LoginConfigError)
 
 
-class BotClient:
+class BotClient(EventDispatch):
     def __init__(
         self,
         host: str,
@@ -255,7 +224,7 @@ class BotClient:
             log.debug("sent", text=text)
         for observer in self.observers:
             if hasattr(observer, "on_sent"):
-                _notify(observer, "on_sent", shown)
+                notify_observer(observer, "on_sent", shown)
 
     def _wire_in(self, data: str) -> None:
         """Received lines for observers that log the conversation (prompts wait for a line end)."""
@@ -266,7 +235,7 @@ class BotClient:
         for line in lines:
             for observer in self.observers:
                 if hasattr(observer, "on_received"):
-                    _notify(observer, "on_received", line.rstrip("\r"))
+                    notify_observer(observer, "on_received", line.rstrip("\r"))
 
     async def _keepalive(self) -> None:
         # FIBS drops connections idle for about an hour
@@ -277,128 +246,6 @@ class BotClient:
                 self._send(self.options.keepalive_command)
                 idle = 0.0
             await asyncio.sleep(max(period - idle, 0.05))
-
-    # --- events ----------------------------------------------------------------------
-
-    def _dispatch(self, event: Event, parser: ClipParser) -> None:
-        if isinstance(event, (LoginPrompt, LoginFailed)):
-            self._on_login_prompt(event, parser)
-            return
-        if isinstance(event, Welcome):
-            self._on_welcome()
-        elif isinstance(event, OwnInfo) and not self._toggled:
-            self._toggled = True
-            for command in toggles_to_send(event.toggles(), self.options.toggles):
-                self._send(command)
-        elif isinstance(event, ConnectionTimedOut):
-            raise ConnectionClosed("the server timed us out")
-        elif isinstance(event, (MatchStart, MatchResumed)):
-            self._join_sent_at = None
-        outputs = self.driver.handle(event)
-        snapshot = self.driver.snapshot()
-        for observer in self.observers:
-            _notify(observer, "on_event", event, snapshot)
-        if isinstance(event, Invitation):
-            outputs = [*outputs, *self._on_invitation(event)]
-        elif isinstance(event, Says):
-            outputs = [*outputs, *self.policy.on_tell(event, now=self._clock(), status=self.status_text)]
-        elif isinstance(event, WhoInfo):
-            outputs = [*outputs, *self.policy.on_who(event, busy=self._busy(), now=self._clock())]
-        self._run(outputs)
-        limit = self.options.max_matches
-        finished = self.driver.matches_finished
-        if limit is not None and finished >= limit and not self.driver.in_match and not self._stop.is_set():
-            log.info("match limit reached", matches=finished)
-            self.stop()
-
-    def _on_login_prompt(self, event: LoginPrompt | LoginFailed, parser: ClipParser) -> None:
-        if isinstance(event, LoginFailed) or self._login_sent:
-            raise LoginRefused()
-        log.info("logging in", user=self.user, client=self.options.client_name)
-        try:
-            password = resolve_password(self._password)
-        except ValueError as exc:  # its message never holds the password
-            raise LoginConfigError(str(exc)) from None
-        self._send(login_line(self.options.client_name, self.user, password), secret=True)
-        self._login_sent = True
-        parser.expect_login_result()
-
-    def _on_welcome(self) -> None:
-        self._session_logged_in = self.logged_in = True
-        log.info("logged in", user=self.user)
-        self._send("set boardstyle 3")
-        self._run(self.driver.resume_commands())
-
-    def _busy(self) -> bool:
-        """Playing, or a join of ours may be about to start a match."""
-        joined = self._join_sent_at
-        return self.driver.in_match or (joined is not None and self._clock() - joined < self.options.join_pending_s)
-
-    def _on_invitation(self, invitation: Invitation) -> list[Output]:
-        now = self._clock()
-        verdict = self.policy.on_invitation(invitation, busy=self._busy(), now=now)
-        log.info(
-            "invitation",
-            player=invitation.player,
-            length=invitation.length,
-            resume=invitation.resume,
-            accept=verdict.accept,
-            reason=verdict.reason,
-        )
-        if verdict.accept:
-            self._join_sent_at = now
-        return list(verdict.commands)
-
-    # --- outputs -----------------------------------------------------------------------
-
-    def _run(self, outputs: Iterable[Output]) -> None:
-        loop = asyncio.get_running_loop()
-        for output in outputs:
-            if isinstance(output, Send):
-                self._send(output.text)
-            elif isinstance(output, Wait):
-                handle = loop.call_later(output.seconds, self._timer_fired, output.timer)
-                self._timers[output.timer.serial] = handle
-            elif isinstance(output, DecisionRequest):
-                task = asyncio.create_task(self._decide(output))
-                self._tasks.add(task)
-                task.add_done_callback(self._tasks.discard)
-
-    def _timer_fired(self, timer: Timer) -> None:
-        self._timers.pop(timer.serial, None)
-        self._run(self.driver.timer_expired(timer))
-
-    async def _decide(self, request: DecisionRequest) -> None:
-        loop = asyncio.get_running_loop()
-        started = self._clock()
-        try:
-            answer = await loop.run_in_executor(self._executor, consult, self.agent, request)
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            log.exception("the agent failed; using the safe default", kind=request.kind)
-            answer = fallback_answer(request)
-        commands = self.driver.decided(request, answer)
-        log.info(
-            "decision",
-            kind=request.kind,
-            serial=request.serial,
-            seconds=round(self._clock() - started, 3),
-            sent=[c.text for c in commands],
-        )
-        # records first: our action is on disk before the server can act on it
-        for observer in self.observers:
-            _notify(observer, "on_decision", request, answer, commands)
-        self._run(commands)
-
-
-def _notify(observer: MatchObserver, method: str, *args: object) -> None:
-    """Records observe: their failures are logged and never reach the bot.  ``on_sent`` and
-    ``on_received`` are called only on observers that have them (``ConversationObserver``)."""
-    try:
-        getattr(observer, method)(*args)
-    except Exception:
-        log.exception("observer failed", observer=type(observer).__name__, method=method)
 
 
 async def run_bot(

@@ -15,7 +15,9 @@ two rolls to one board) is recorded as one roll that fits, with a log line.  A g
 whose beginning we never saw, or that cannot be followed, is left out of the ``.mat``
 with one log line, and the queue rows of its decisions lose their place in the file.
 The end of a match is journaled at the server's final score.  A failure in here is
-logged once, with its traceback, and never reaches the bot.
+logged once, with its traceback, and never reaches the bot.  The start, resume and
+end of a match, and the matches that ended unseen, are in ``records.lifecycle``;
+this module follows the game in between.
 """
 
 from __future__ import annotations
@@ -52,15 +54,16 @@ from fibsbot.protocol.events import (
 )
 from fibsbot.protocol.match.outputs import DecisionRequest, MatchSnapshot, Send
 from fibsbot.records.decisions import DecisionLog
-from fibsbot.records.journal import FINISHED, REPLACED, MatchJournal
+from fibsbot.records.journal import MatchJournal
+from fibsbot.records.lifecycle import MatchLifecycle
 from fibsbot.records.matfile import MatchRecorder
 from fibsbot.records.queue import TrainingQueue
-from fibsbot.records.resync import UNSEEN_START, conclude, reconcile
+from fibsbot.records.resync import UNSEEN_START
 
 log = structlog.get_logger("fibsbot.records")
 
 
-class MatchRecords:
+class MatchRecords(MatchLifecycle):
     """Observer writing ``matches/*.journal.json`` and ``*.mat``, decision events, and queue rows."""
 
     def __init__(
@@ -182,93 +185,7 @@ class MatchRecords:
             self.events.warning("game_left_out", record=journal.mat_path.name, game=number, reason=reason)
             self.decisions.unplace_left_out(journal)
 
-    def _rewritten(self, journal: MatchJournal, before: int, note: str) -> None:
-        """Log what a resync or conclusion added: rolls it could only guess, a game it left out."""
-        for action in journal.actions[before:]:
-            if action[0] == "roll_guessed":
-                self.events.warning(
-                    "roll_guessed",
-                    record=journal.mat_path.name,
-                    player=action[1],
-                    recorded=action[2:4],
-                    fitting=action[4],
-                )
-        if note == "left_out":
-            self.events.warning("game_left_out", record=journal.mat_path.name, reason=journal.actions[-1][1])
-            self.decisions.unplace_left_out(journal)
-
-    def _start(self, event: MatchStart) -> None:
-        for path in MatchJournal.unfinished(self.matches_dir, self.user, event.opponent):
-            # the server keeps no saved match beside a new one: it ended unseen, or this one replaces it
-            self._conclude(MatchJournal.load(path), leave_out=False)
-        journal = MatchJournal.create(self.matches_dir, self.user, event.opponent, event.length, site=self.site)
-        self._open(journal)
-        self.events.info("match_start", opponent=event.opponent, length=event.length, record=journal.mat_path.name)
-
-    def _resumed(self, event: MatchResumed) -> None:
-        found = MatchJournal.unfinished(self.matches_dir, self.user, event.opponent)
-        if found:
-            journal = MatchJournal.load(found[-1])
-        else:
-            journal = MatchJournal.create(
-                self.matches_dir, self.user, event.opponent, event.length, site=self.site, event="resumed match"
-            )
-        self._open(journal)
-        self._resync = True
-        self.events.info(
-            "match_resumed",
-            opponent=event.opponent,
-            length=event.length,
-            record=journal.mat_path.name,
-            continued=bool(found),
-        )
-
-    def _listing_begins(self, event: SavedMatchesHeader) -> None:
-        self._listing = set()
-
-    def _listed(self, event: SavedMatch) -> None:
-        if self._listing is not None:
-            self._listing.add(event.opponent)
-
-    def _none_saved(self, event: NoSavedMatches) -> None:
-        self._conclude_unlisted(set())
-
-    def _conclude_unlisted(self, listed: set[str]) -> None:
-        """Journals of matches the server no longer keeps: the match ended while we were away.
-        Of an opponent's unfinished journals only the newest can be the match the server lists."""
-        journals = [
-            self.journal if self.journal is not None and self.journal.path == path else MatchJournal.load(path)
-            for path in MatchJournal.unfinished(self.matches_dir, self.user)
-            if path != self._live
-        ]
-        newest = {journal.header["opponent"]: journal.path for journal in journals}  # oldest first
-        for journal in journals:
-            if journal.header["opponent"] not in listed or newest[journal.header["opponent"]] != journal.path:
-                self._conclude(journal, leave_out=True)
-
-    def _conclude(self, journal: MatchJournal, leave_out: bool) -> None:
-        """Complete a match that ended unseen; ``leave_out``: else leave its game out (with why)."""
-        actions, note = conclude(journal)
-        if note == "left_out" and not leave_out:
-            journal.finish(REPLACED)  # a new match took its place: the record stays as it was
-            self.events.info("record_replaced", journal=journal.path.name)
-            return
-        before = len(journal.actions)
-        if actions != journal.actions:
-            journal.rewrite(actions)
-        journal.finish(FINISHED if journal.recorder.is_over else REPLACED)
-        if self.journal is journal:
-            self.journal = None
-        self.events.info("record_concluded", record=journal.mat_path.name, state=note, status=journal.status)
-        self._rewritten(journal, before, note)
-
-    def _open(self, journal: MatchJournal) -> None:
-        self.decisions.unplace_left_out(journal)  # a kill may have come between a leave-out and the queue
-        self.journal = journal
-        self._live = journal.path
-        self._new_game = False
-        self._opening = None
-        self._score_before_game = None
+    # --- the game we follow -----------------------------------------------------------------
 
     def _board(self, event: Board) -> None:
         board = event.board
@@ -281,18 +198,7 @@ class MatchRecords:
         journal.set_length(0 if board.is_unlimited else board.match_length)
         if self._resync:
             self._resync = False
-            actions, note = reconcile(journal, board)
-            kept = _common(journal.actions, actions)  # our unsent action may have been taken back
-            if actions != journal.actions:
-                journal.rewrite(actions)
-            self.events.info(
-                "record_resumed",
-                record=journal.mat_path.name,
-                games=len(journal.recorder.games),
-                actions=len(actions),
-                state=note,
-            )
-            self._rewritten(journal, kept, note)
+            self._resync_with(journal, board)
         if journal.game_in_progress or board.turn == 0 or journal.recorder.is_over:
             return
         if self._new_game:
@@ -391,55 +297,6 @@ class MatchRecords:
     def _game_end(self, event: GameEnd) -> None:
         self.record("win", 0 if event.we_won else 1, event.points)
         self._match_over(0 if event.we_won else 1, event.points)
-
-    def _match_over(self, winner: int, points: int) -> None:
-        """A score that reaches the length ends the match, match-end line or not; in a game the
-        record left out, the server's score before the game and the points won say so."""
-        journal = self.journal
-        if journal is None:
-            return
-        if journal.recorder.is_over:
-            self._finish(None)
-            return
-        length, before = journal.recorder.match_length, self._score_before_game
-        if journal.game_in_progress or not length or before is None:
-            return
-        score = list(before)
-        score[winner] += points
-        if score[winner] >= length:
-            self._finish(None, (score[0], score[1]))
-
-    def _match_end(self, event: MatchEnd) -> None:
-        self._finish(event)
-
-    def _finish(self, event: MatchEnd | None, server_score: tuple[int, int] | None = None) -> None:
-        journal = self.journal
-        if journal is None:
-            return
-        self.leave_out("the match ended before this game was recorded")
-        score: tuple[int, ...] = server_score or journal.recorder.score
-        if event is not None:  # the server's score stands, whatever games the record left out
-            score = tuple(event.scores) if event.we_won else tuple(reversed(event.scores))
-        self.guarded("match end", journal.record, "end", *score)
-        journal.finish()
-        self.journal = None
-        self.finished.append(journal.mat_path)
-        we_won = event.we_won if event is not None else score[0] > score[1]
-        scores = list(event.scores) if event is not None else sorted(score, reverse=True)
-        winner = self.user if we_won else journal.header["opponent"]
-        self.events.info(
-            "match_end",
-            winner=winner,
-            we_won=we_won,
-            scores=scores,
-            announced=event is not None,
-            record=journal.mat_path.name,
-        )
-
-
-def _common(a: list, b: list) -> int:
-    """The length of the common beginning of two action lists."""
-    return next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
 
 
 _HANDLERS = {
