@@ -2,7 +2,7 @@
 on roll's own checkers lie in the contact encodings.
 
 Buffers are allocated once at the largest net supported and sliced to a net's own
-sizes inside the kernels (``engine.eval.net.evaluate_one``), so one context serves
+sizes inside the kernels (``engine.eval.forward.evaluate_one``), so one context serves
 every net; ``engine.eval.evaluator.Evaluator.kernel_params`` refuses larger nets.
 
 The offsets are worked out from the encoding's own feature lists
@@ -17,7 +17,7 @@ from engine.eval.features import EXTRA_FEATURES
 
 MAX_INPUTS = 512  # the widest input layer a context's buffers hold
 MAX_HIDDEN = 1024  # the widest hidden layer
-RAW_LANES = 8  # the raw outputs buffer: a net has at most five, ``engine.eval.net.gnubg5_probs`` fills eight
+RAW_LANES = 8  # the raw outputs buffer: a net has at most five, ``engine.eval.forward.gnubg5_probs`` fills eight
 
 # The tail units (after the points) that depend only on a side's own checkers: how
 # many are off, its pips, how far back it is, its home points, prime, blots, anchor

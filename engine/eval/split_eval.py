@@ -12,7 +12,7 @@ reuses them while the row stays the same; the other units are added after them i
 fixed order.  A position's figures therefore depend only on the position (whether
 the own sums were reused or not, they are the same bits), so a cache holding them
 gives the same answer whichever path reached it first.  They equal the one-pass
-evaluation (``engine.eval.net.evaluate_one``) up to float32 rounding.
+evaluation (``engine.eval.forward.evaluate_one``) up to float32 rounding.
 """
 
 from __future__ import annotations

@@ -58,7 +58,7 @@ def kernel_turns(choose0, params0, choose1, params1, on_turn, state, board, seed
     and 0-ply self-play for training positions at about 0.98.  What does cost is
     a call per turn that takes the search context apart (a reference count per
     array): keep a hook's ``state`` small, and let the function that searches take
-    the player apart itself (``engine.rollout.cubeless._choose0``).
+    the player apart itself (``engine.rollout.cubeless_kernel._choose0``).
 
     ``board`` ends as the last position from the view of the returned seat: the
     winner's, checkers all off, when ``BORNE_OFF``; the one on roll when ``STOPPED``.
