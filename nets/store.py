@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import shutil
 from pathlib import Path
 
 from engine.eval.evaluator import Evaluator
@@ -48,11 +49,7 @@ class NetStore:
         stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S-%f")
         version = self.root / "versions" / stamp
         version.mkdir(parents=True)
-        evaluator.contact.save(version / NET_FILE, role="contact", version=stamp, **card_updates)
-        if evaluator.race is not None:
-            evaluator.race.save(version / "net.race.npz", role="race", version=stamp, **card_updates)
-        if evaluator.prune is not None:
-            evaluator.prune.save(version / "net.prune.npz", role="pruning", version=stamp)
+        write_nets(evaluator, version, version=stamp, **card_updates)
         self._point_at(stamp)
         return version
 
@@ -71,3 +68,31 @@ class NetStore:
         tmp = self.root / f".current.{version}.{os.getpid()}"
         os.symlink(Path("versions") / version, tmp)
         os.replace(tmp, self.current_link)  # the one atomic step
+
+
+def write_nets(evaluator: Evaluator, folder: Path, **card_updates) -> Path:
+    """``evaluator``'s nets as ``folder/net.npz`` (+ ``net.race.npz``, ``net.prune.npz``),
+    each with its card: the spec ``net:FOLDER/net`` plays them."""
+    evaluator.contact.save(folder / NET_FILE, role="contact", **card_updates)
+    if evaluator.race is not None:
+        evaluator.race.save(folder / "net.race.npz", role="race", **card_updates)
+    if evaluator.prune is not None:
+        stamp = {"version": card_updates["version"]} if "version" in card_updates else {}
+        evaluator.prune.save(folder / "net.prune.npz", role="pruning", **stamp)
+    return folder
+
+
+def keep_refused(evaluator: Evaluator, folder: Path, **card_updates) -> Path:
+    """Replace the candidate kept in ``folder`` by ``evaluator`` (written beside it first,
+    then renamed into place), so that a refused candidate can still be measured."""
+    folder = Path(folder)
+    fresh = folder.with_name(f".{folder.name}.{os.getpid()}")
+    shutil.rmtree(fresh, ignore_errors=True)
+    fresh.mkdir(parents=True)
+    write_nets(evaluator, fresh, **card_updates)
+    stale = folder.with_name(f".{folder.name}.old.{os.getpid()}")
+    if folder.exists():
+        folder.rename(stale)
+    fresh.rename(folder)
+    shutil.rmtree(stale, ignore_errors=True)
+    return folder

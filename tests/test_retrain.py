@@ -162,6 +162,12 @@ async def test_retrain_on_arena_play_measures_and_gates(tmp_path):
     (data / "training" / "last_report.json").unlink()
     resumed = retrain(replace(config, promote=False), progress=lambda text: None, open_queue=open_queue)
     assert resumed.positions_labelled == 0 and "contact" in resumed.fit and "nothing new" not in resumed.reason
+    # the refused candidate is kept, with why, where a player spec finds it
+    assert resumed.candidate == str(data / "training" / "candidate" / "net") and not resumed.promoted
+    card = json.loads((data / "training" / "candidate" / "net.json").read_text())
+    assert card["verdict"] == resumed.reason and card["strength"]["head_to_head_vs_incumbent"] == resumed.head_to_head
+    kept = load_agent(f"net:{resumed.candidate}@0")
+    assert kept.evaluator.race is not None
     assert json.loads((data / "training" / "judged.json").read_text())["positions"] == len(training.boards)
 
 

@@ -129,6 +129,8 @@ def _retrain(args: argparse.Namespace) -> int:
         )
         print(report.reason)
         print(f"promoted as version {report.version}" if report.promoted else "kept the incumbent")
+        if report.candidate:
+            print(f"the refused candidate is kept in {report.candidate}.npz: net:{report.candidate}@0 plays it")
     return 0
 
 

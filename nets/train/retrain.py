@@ -19,6 +19,8 @@
    real-life benchmark by more than the paired standard error and not worse head to
    head on duplicate dice; then it is promoted atomically into ``DATA/nets``
    (``nets.store``), the old version kept, the card saying how it was made and measured.
+   A refused candidate is kept in ``DATA/training/candidate`` (``net:DATA/training/candidate/net``
+   plays it), its card saying why it was refused, so that it can be measured further.
 
 A retrain with nothing new (no new games since the last) labels nothing, trains
 nothing and keeps the incumbent.
@@ -41,7 +43,7 @@ from engine.rules.ids import board_from_position_id, position_key
 from engine.rules.moves import MoveBuffers, apply_steps
 from engine.rules.notation import parse_gnubg
 from nets.player import load_agent
-from nets.store import NetStore
+from nets.store import NetStore, keep_refused
 from nets.train.benchmark.scoring import Benchmark, read_benchmark
 from nets.train.candidates import decision_candidates
 from nets.train.dances import dance_positions
@@ -96,6 +98,7 @@ class RetrainReport:
     shipped_benchmark: dict = field(default_factory=dict)
     promoted: bool = False
     version: str | None = None
+    candidate: str | None = None  # where a refused candidate is kept
     reason: str = ""
     seconds: float = 0.0
 
@@ -308,29 +311,32 @@ def retrain(
     verdict = judge(report.real_life_benchmark, report.head_to_head)
     report.reason = verdict.reason
     mark_judged(config.data_dir, report.training_positions)
+    card = {
+        "training": {
+            "method": f"supervised from the incumbent on labels by {labeller}, mixed with the shipped sets",
+            "labeller": labeller,
+            "positions": report.training_positions,
+            "mix": report.mix,
+            "queue_rows": report.queue_rows,
+        },
+        "strength": {
+            "real_life_benchmark": report.real_life_benchmark,
+            "head_to_head_vs_incumbent": report.head_to_head,
+            "vs_gnubg0": report.vs_gnubg,
+            "shipped_benchmark": report.shipped_benchmark,
+        },
+    }
     if verdict.promote and config.promote:
-        card = {
-            "training": {
-                "method": f"supervised from the incumbent on labels by {labeller}, mixed with the shipped sets",
-                "labeller": labeller,
-                "positions": report.training_positions,
-                "mix": report.mix,
-                "queue_rows": report.queue_rows,
-            },
-            "strength": {
-                "real_life_benchmark": report.real_life_benchmark,
-                "head_to_head_vs_incumbent": report.head_to_head,
-                "vs_gnubg0": report.vs_gnubg,
-                "shipped_benchmark": report.shipped_benchmark,
-            },
-        }
         report.version = store.promote(candidate, **card).name
         report.promoted = True
         if rows and open_queue is not None:  # rows come only from an opened queue
             with open_queue() as queue:
                 queue.mark_labelled([row.id for row in rows], label=f"retrain {report.version}")
-    elif verdict.promote:
-        report.reason += " (not promoted: --no-promote)"
+    else:
+        if verdict.promote:
+            report.reason += " (not promoted: --no-promote)"
+        kept = keep_refused(candidate, config.data_dir / "training" / "candidate", **card, verdict=report.reason)
+        report.candidate = str(kept / "net")
     return _finish(report, config, start)
 
 
