@@ -20,7 +20,7 @@ from engine.eval.evaluator import Evaluator
 from engine.eval.static import WON, evaluate_static, probabilities_interpreted, rank_interpreted, rank_static
 from engine.players.table import Budget, cube_equities_for, rerank
 from engine.rules.ids import MatchState
-from engine.rules.moves import MAX_RESULTS, MoveBuffers, generate_moves, steps_to_move
+from engine.rules.moves import MAX_RESULTS, MoveBuffers, generate_moves, result_index, steps_to_move
 from engine.search.context import cache_stats, clear_cache, make_context
 from engine.search.nply import evaluate_at, rank_candidates, search_choose
 
@@ -163,7 +163,7 @@ class Agent:
     def choose(self, board, d1, d2, candidates) -> int:
         if self.kernel is None:
             after = self.choose_move(board, d1, d2).board
-            return next(i for i, candidate in enumerate(candidates) if np.array_equal(candidate, after))
+            return result_index(candidates, after)
         fn, params = self.kernel
         return int(fn(params, board, len(candidates), np.ascontiguousarray(candidates)))
 

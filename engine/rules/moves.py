@@ -271,3 +271,9 @@ def legal_moves(position: Position, d1: int, d2: int) -> list[tuple[Move, Positi
     buf = _buffers()
     n = generate_moves(position.board, d1, d2, *buf.args())
     return [(steps_to_move(buf.steps[i]), Position(buf.boards[i].copy())) for i in range(n)]
+
+
+def result_index(candidates: np.ndarray, after: np.ndarray) -> int:
+    """Where the result board ``after`` stands among a decision's legal ``candidates``:
+    what a duel asks of a player that chose its move by its own means."""
+    return next(i for i, candidate in enumerate(candidates) if np.array_equal(candidate, after))

@@ -26,6 +26,7 @@ import numpy as np
 
 from engine.players.agent import MoveChoice
 from engine.players.registry import PubevalPlayer, register_player
+from engine.rules.moves import result_index
 from nets.player import load_agent
 
 BLITZ_HIT = 0.2  # equity per opposing checker on the bar after its move, beyond the net's figure
@@ -71,7 +72,7 @@ class BlitzSparring(_CubeLikeTheNet):
     def choose(self, board, d1, d2, candidates) -> int:
         """A duel's decision: the index of its move among the legal results ``candidates``."""
         after = self.choose_move(board, d1, d2).board
-        return next(i for i, candidate in enumerate(candidates) if np.array_equal(candidate, after))
+        return result_index(candidates, after)
 
     def choose_move(self, board, d1, d2, state=None) -> MoveChoice:
         ranked = self.cube_agent.rank_moves(board, d1, d2, ply=0)  # every legal move, the net's best first
