@@ -1,6 +1,8 @@
-"""Accounts of the local server: names, salted password hashes, toggles, mail.
+"""Accounts of the local server: names, salted password hashes, toggles, mail, ratings.
 
-Passwords are kept only as PBKDF2 hashes and never logged or echoed.
+Passwords are kept only as PBKDF2 hashes and never logged or echoed.  A finished
+match moves both players' rating and experience by FIBS's formula
+(``fibsbot.server.ratings``).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import secrets
 from dataclasses import dataclass, field
 
 from fibsbot.server.config import ServerConfig
+from fibsbot.server.ratings import RatingChange, rating_change
 
 # Names are single words; "You" (and its case variants) would read as the player
 # themself in every server message, so it is refused along with the login words.
@@ -105,3 +108,17 @@ class AccountStore:
             except AccountError:
                 return None
         return account if account.password_matches(password) else None
+
+    def record_match(self, winner: str, loser: str, length: int) -> RatingChange:
+        """A finished ``length``-point match (0: unlimited, unrated): both ratings move by
+        FIBS's formula, from the figures before the match, and both gain its length in
+        experience.  A player without an account (gone since) is left out."""
+        won, lost = self._accounts.get(winner), self._accounts.get(loser)
+        if won is None or lost is None or length < 1:
+            return RatingChange(0.0, 0.0)
+        change = rating_change(won.rating, won.experience, lost.rating, lost.experience, length)
+        won.rating += change.gained
+        lost.rating -= change.lost
+        won.experience += length
+        lost.experience += length
+        return change

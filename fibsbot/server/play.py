@@ -47,9 +47,8 @@ class PlayCommands(ServerState):
         for name in match.names:
             if self.matches.get(name) is match:
                 del self.matches[name]
-            account = self.accounts.get(name)
-            if account is not None and match.length:
-                account.experience += match.length
+        winner = 0 if match.scores[0] > match.scores[1] else 1
+        self.accounts.record_match(match.names[winner], match.names[1 - winner], match.length)
         for name in match.names:
             self._broadcast_who(name)
 
