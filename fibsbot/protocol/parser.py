@@ -80,10 +80,12 @@ _PROMPTS = (LOGIN_PROMPT, PASSWORD_PROMPT, COMMAND_PROMPT)
 # the 50 numeric fields after "board:player:opponent"; the last one is captured so
 # that digits of a glued CLIP line ("...:0:012 bob hi") can be given back
 _BOARD_PREFIX = re.compile(r"board:[^:]*:[^:]*(?::-?[0-9]+){49}:(?P<last>-?[0-9]+)")
-# "  GammonBot_VII           5                0 -  0" (leading spaces already stripped);
-# "*" marks an opponent who is logged in, "**" one who is also ready
+# FIBS writes two characters before the name: "  " (not logged in), " *" (logged in) or
+# "**" (logged in and ready): "  GammonBot_VII           5                0 -  0",
+# " *BlunderBot_VI ...", "**bonehead ...".  The leading spaces are stripped by then, and a
+# server that writes the star left-aligned ("* alice", "** alice") is read the same way
 _SAVED_ROW = re.compile(
-    r"(?P<mark>\*{0,2})(?P<name>[A-Za-z0-9_]{1,32}) +(?P<length>[0-9]{1,4}|unlimited)"
+    r"(?P<mark>\*{0,2}) *(?P<name>[A-Za-z0-9_]{1,32}) +(?P<length>[0-9]{1,4}|unlimited)"
     r" +(?P<ours>[0-9]{1,4}) +- +(?P<theirs>[0-9]{1,4})"
 )
 # lobby lines that may come between a resume and its turn/length/points lines

@@ -276,9 +276,12 @@ NO_SAVED_GAMES = "no saved games."
 
 
 def saved_row(mark: str, opponent: str, length: int, own: int, other: int) -> str:
-    """A ``show saved`` row: ``*`` the opponent is logged in, ``**`` and ready too."""
+    """A ``show saved`` row: ``*`` the opponent is logged in, ``**`` and ready too.
+
+    As FIBS writes it, the mark fills two characters right-aligned, so that the name always
+    starts in the third: ``  bob``, `` *bob``, ``**bob``."""
     kind = "unlimited" if length == 0 else str(length)
-    return f"{mark:<2}{opponent:<24}{kind:<17}{own} - {other:2d}"
+    return f"{mark:>2}{opponent:<24}{kind:<17}{own} - {other:2d}"
 
 
 def error(text: str) -> str:

@@ -31,6 +31,7 @@ log = structlog.get_logger("fibsbot.protocol.match.driver")
 
 _UNKNOWN_COMMAND = re.compile(r"Unknown command: '(?P<command>[^']*)'")
 _NO_SAVED_MATCH = re.compile(r"There(?:'s| is) no saved match with (?P<name>\S+?)\.")
+_REFUSING_GAMES = re.compile(r"(?P<name>\S+) is refusing games\.")
 
 
 def invite_if_idle(m: DriverMemory) -> list[Output]:
@@ -55,9 +56,9 @@ def on_logout(m: DriverMemory, event: Logout) -> list[Output]:
 
 
 def on_who(m: DriverMemory, event: WhoInfo) -> list[Output]:
-    was_free = event.name in m.saved.online and event.name not in m.saved.playing
+    was_invitable = m.saved.invitable(event.name)
     m.saved.who(event)
-    if was_free or not m.saved.knows(event.name):
+    if was_invitable or not m.saved.knows(event.name):
         return []
     return invite_if_idle(m)
 
@@ -92,6 +93,11 @@ def refusal(m: DriverMemory, event: ServerError) -> bool:
     if missing is not None:
         m.saved.forget(missing["name"])
         log.info("no_saved_match", opponent=missing["name"])
+        return True
+    refusing = _REFUSING_GAMES.fullmatch(event.message)
+    if refusing is not None:
+        m.saved.refuses_games(refusing["name"])
+        log.info("opponent_not_ready", opponent=refusing["name"])
         return True
     return False
 

@@ -8,9 +8,12 @@ confirms it, so the bot never sends ``invite U`` to resume a match the server do
 not have.  Only a server that refuses ``show saved`` makes the bot fall back on
 its own suspicions (and a ``There is no saved match with U`` answer corrects it).
 
-Resuming: a saved match's opponent who is online and not playing someone else is
-invited (``invite U``), once per time they come online, and only while no other
-invitation to resume is open (the server keeps one invitation per inviter).
+Resuming: a saved match's opponent who is online, not playing someone else and not
+known to refuse games is invited (``invite U``), once per time they come online or turn
+ready, and only while no other invitation to resume is open (the server keeps one
+invitation per inviter).  A player who is not ready cannot be invited, to a saved match
+either (FIBS answers ``** U is refusing games.``): the listing's single star, a who line
+or that answer says so, and the who line that shows them ready brings the invitation.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ class SavedMatches:
         self.suspected: list[str] = []  # seen being saved, not listed yet
         self.online: set[str] = set()
         self.playing: set[str] = set()  # online but in another match
+        self.refusing: set[str] = set()  # online but not ready: the server refuses to invite them
         self.invited: set[str] = set()
         self.awaiting_listing = False
         self.listing_refused = False
@@ -44,6 +48,7 @@ class SavedMatches:
         """A fresh login: forget who is online (the who burst tells) and ask for the listing."""
         self.online.clear()
         self.playing.clear()
+        self.refusing.clear()
         self.invited.clear()
         self.awaiting_listing = True
         return Send("show saved")
@@ -70,6 +75,10 @@ class SavedMatches:
             self.confirmed.append(row.opponent)
         if row.online:
             self.online.add(row.opponent)
+            if row.ready:
+                self.refusing.discard(row.opponent)
+            else:
+                self.refusing.add(row.opponent)
         self.awaiting_listing = False
 
     def refused(self) -> None:
@@ -83,6 +92,19 @@ class SavedMatches:
             self.playing.discard(info.name)
         else:
             self.playing.add(info.name)
+        if info.ready:
+            self.refusing.discard(info.name)
+        else:
+            self.refusing.add(info.name)
+
+    def refuses_games(self, name: str) -> None:
+        """The server refused to invite ``name``: they are not ready; their who line says when they are."""
+        self.refusing.add(name)
+        self.invited.discard(name)
+
+    def invitable(self, name: str) -> bool:
+        """Online, free and ready, as far as we know."""
+        return name in self.online and name not in self.playing and name not in self.refusing
 
     def logged_in(self, name: str) -> None:
         self.online.add(name)
@@ -91,6 +113,7 @@ class SavedMatches:
     def logged_out(self, name: str) -> None:
         self.online.discard(name)
         self.playing.discard(name)
+        self.refusing.discard(name)
         self.invited.discard(name)
 
     # --- what we do ------------------------------------------------------------------------
@@ -103,7 +126,7 @@ class SavedMatches:
             return []  # a newer invitation would replace the one still open
         candidates = self.confirmed + (self.suspected if self.listing_refused else [])
         for name in candidates:
-            if name in self.online and name not in self.playing and name not in self.invited:
+            if self.invitable(name) and name not in self.invited:
                 self.invited.add(name)
                 return [Send(f"invite {name}")]
         return []
