@@ -8,6 +8,7 @@ from fibsbot.protocol.parser import (
     Banner,
     ClipParser,
     LoginPrompt,
+    Notice,
     OpeningRoll,
     ServerError,
     SettingChanged,
@@ -84,3 +85,32 @@ def test_a_toggle_answer_is_a_toggle_event_not_an_error(line, name, value):
 )
 def test_real_errors_stay_errors(line):
     assert after_login(line + "\r\n") == [ServerError(message=line[3:])]
+
+
+# --- issue 36, defect 8: notices that looked like errors ---------------------------------------------------
+
+FRAME = "*" * 79  # the line of stars a foreign server framed its greeting with, twice a connection
+
+
+def test_the_frame_of_stars_around_a_greeting_is_part_of_the_banner_before_the_login_prompt():
+    parser = ClipParser()
+    greeting = f"\r\n{FRAME}\r\n  Welcome to a FIBS clone.\r\n{FRAME}\r\n\r\nlogin: "
+    assert parser.feed(greeting) == [
+        Banner(text=FRAME),
+        Banner(text="Welcome to a FIBS clone."),
+        Banner(text=FRAME),
+        LoginPrompt(attempt=1),
+    ]
+
+
+def test_the_frame_of_stars_after_the_login_is_a_notice_not_an_error():
+    assert after_login(f"{FRAME}\r\n{FRAME}   \r\n") == [Notice(text=FRAME), Notice(text=FRAME)]
+    assert after_login("*** Welcome back ***\r\n") == [Notice(text="*** Welcome back ***")]
+
+
+def test_waiting_for_the_opponent_to_join_is_a_notice_not_an_error():
+    assert after_login("** Please wait for oppo to join too.\r\n") == [Notice(text="Please wait for oppo to join too.")]
+
+
+def test_an_error_is_still_an_error_beside_the_notices():
+    assert after_login("** oppo is refusing games.\r\n") == [ServerError(message="oppo is refusing games.")]

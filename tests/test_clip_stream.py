@@ -23,6 +23,7 @@ from fibsbot.protocol.parser import (
     MotdEnd,
     MotdLine,
     MotdStart,
+    Notice,
     OpeningRoll,
     OpponentMoves,
     OpponentRolls,
@@ -67,7 +68,7 @@ BOARD = OPENING_X_DOWN
         ("You rolled 6, bob rolled 2It's your turn to move.", [OpeningRoll, YourTurnToMove]),
         (BOARD + BOARD, [Board, Board]),
         ("6" + BOARD, [WhoEnd, Board]),
-        ("** Please wait for bob to join too." + BOARD, [ServerError, Board]),
+        ("** Please wait for bob to join too." + BOARD, [Notice, Board]),
         (BOARD + "12 bob hi", [Board, Says]),
     ],
 )

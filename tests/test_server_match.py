@@ -19,6 +19,7 @@ from fibsbot.protocol.parser import (
     JoinNextGamePrompt,
     MatchEnd,
     NewGame,
+    Notice,
     OnlyPossibleMove,
     OpeningRoll,
     OpponentMoves,
@@ -204,7 +205,7 @@ def test_double_dropped_scores_the_cube_and_waits_for_both_to_join():
     assert last(bob, ScoreLine) == ScoreLine(length=3, players=("bob", "alice"), scores=(1, 0))
     assert alice.events[-1] == JoinNextGamePrompt() and alice.board.turn == 0
     h.send("bob", "join")
-    assert bob.events[-1] == ServerError(message="Please wait for alice to join too.")
+    assert bob.events[-1] == Notice(text="Please wait for alice to join too.")
     h.send("alice", "join")
     assert NewGame(opponent="bob") in alice.events[-8:] and alice.board.cube == 1
     assert alice.board.opponent_score == 1 and bob.board.player_score == 1

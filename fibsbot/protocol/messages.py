@@ -31,6 +31,7 @@ from fibsbot.protocol.events import (
     MatchStart,
     NewGame,
     NoSavedMatches,
+    Notice,
     OnlyPossibleMove,
     OpeningRoll,
     OpponentMoves,
@@ -58,6 +59,8 @@ POINTS = r"(?P<points>[0-9]{1,4}) points?"
 LENGTH = r"(?:(?P<length>[0-9]{1,4}) point|unlimited)"
 MOVE_STEP = r"[a-z0-9]{1,4}-[a-z0-9]{1,4}"
 MOVE = rf"(?P<move>{MOVE_STEP}(?: +{MOVE_STEP})*)"
+# a line of decoration: three stars or more, and whatever they frame
+FRAME = r"\*{3,}.*"
 # longest first, so that no sentence stops at a shorter one it begins with
 TOGGLE_TEXT = "|".join(re.escape(text) for text in sorted(TOGGLE_BY_TEXT, key=len, reverse=True))
 
@@ -274,6 +277,10 @@ _TABLE: list[tuple[str, Callable[[re.Match[str]], Parsed], bool]] = [
         lambda m: SettingChanged(name=m["name"], value=m["value"]),
         False,
     ),
+    # notices that look like errors: the partner's join awaited; a frame of stars around a
+    # greeting (FIBS sends two per connection), which no error line ever is
+    (rf"\*\* ?(?P<text>Please wait for {NAME} to join too\.)", lambda m: Notice(text=m["text"]), True),
+    (rf"(?P<text>{FRAME})", lambda m: Notice(text=m["text"]), False),
     (r"\*\* ?(?P<message>.*)", lambda m: ServerError(message=m["message"]), False),
 ]
 

@@ -5,7 +5,8 @@ every line completed so far; it owns no socket and never raises for server input
 What it copes with (REFERENCE.md section 1, "Traps"):
 
 * text the parser does not recognise before the first ``login: `` prompt is the
-  server's banner (``Banner``), not an unknown line;
+  server's banner (``Banner``), not an unknown line, and so is a frame of stars
+  there (after the login it is a ``Notice``: neither is an error);
 * prompts (``login: ``, ``password: ``, ``> ``) come without a line end, so they
   are recognised at the start of a line as soon as they are complete, and a
   prompt followed by more text on the same line yields the prompt and then the
@@ -67,7 +68,7 @@ from fibsbot.protocol.events import (
     YouShout,
     YouWhisper,
 )
-from fibsbot.protocol.messages import Parsed, ResumeLength, ResumePoints, ResumeTurn, match_message
+from fibsbot.protocol.messages import FRAME, Parsed, ResumeLength, ResumePoints, ResumeTurn, match_message
 from fibsbot.protocol.numbered import clip_code, parse_numbered
 
 __all__ = ["ClipParser", *_events.__all__]
@@ -88,6 +89,7 @@ _SAVED_ROW = re.compile(
     r"(?P<mark>\*{0,2}) *(?P<name>[A-Za-z0-9_]{1,32}) +(?P<length>[0-9]{1,4}|unlimited)"
     r" +(?P<ours>[0-9]{1,4}) +- +(?P<theirs>[0-9]{1,4})"
 )
+_FRAME = re.compile(FRAME)
 # lobby lines that may come between a resume and its turn/length/points lines
 _LOBBY = (
     Kibitzes,
@@ -206,6 +208,8 @@ class ClipParser:
                 return self._board(tail)
             # the head contains no "board:", so its own rest is plain text
             return parsed, f"{rest} {tail}" if rest else tail
+        if self.login_prompts == 0 and _FRAME.fullmatch(text):
+            return Banner(text=text), ""  # the greeting's frame, as the rest of the greeting
         matched = match_message(text)
         if matched is None:
             return (Banner(text=text) if self.login_prompts == 0 else Unknown(text=text)), ""

@@ -338,5 +338,5 @@ class ServerMatch(Offers):
             raise MatchError(msg.error("The game is still going on."))
         self.joined.add(seat)
         if len(self.joined) < 2:
-            return [(seat, msg.error(f"Please wait for {self.names[1 - seat]} to join too."))]
+            return [(seat, msg.wait_for_join(self.names[1 - seat]))]
         return self._new_game()

@@ -244,6 +244,11 @@ def score_line(length: int, own: tuple[str, int], other: tuple[str, int]) -> str
     return f"score in {kind} match: {own[0]}-{own[1]} {other[0]}-{other[1]}"
 
 
+def wait_for_join(opponent: str) -> str:
+    """The answer to ``join`` between games while the opponent has not joined: a notice, not a refusal."""
+    return f"** Please wait for {opponent} to join too."
+
+
 def you_win_match(length: int, own: int, other: int) -> str:
     return f"You win the {length} point match {own}-{other} ."
 

@@ -188,6 +188,14 @@ class ServerError(Event):
     message: str
 
 
+class Notice(Event):
+    """A server line that informs and refuses nothing, though it may look like an error: a
+    frame of stars around a greeting, ``** Please wait for U to join too.`` (``text`` without
+    the ``** ``)."""
+
+    text: str
+
+
 class ToggleChanged(Event):
     """The answer to ``toggle NAME`` (``** You will hear what other players shout.``)."""
 
