@@ -16,7 +16,9 @@ What it copes with (REFERENCE.md section 1, "Traps"):
 * an asynchronous line can be glued to a board line, a cube line or a game-end
   line: a board line ends after its 53rd field, a message with a definite end
   (see ``fibsbot.protocol.messages``) ends there, and a ``board:`` inside a non-chat line
-  starts a new one; the pieces are parsed one after the other;
+  starts a new one; a server message glued to the echo of our own chat (a line end
+  lost after it) starts where ``fibsbot.protocol.glue`` finds it; the pieces are parsed
+  one after the other;
 * a failed login is just a second ``login: `` prompt, reported as LoginFailed
   while ``expecting_login_result`` is set;
 * the lines after a resumed match (``turn:``, ``match length:``, ``points for
@@ -24,7 +26,7 @@ What it copes with (REFERENCE.md section 1, "Traps"):
   logins, chat) arrive in between: those pass through, anything else ends the fold;
 * the rows of a ``show saved`` listing are recognised only after its header.
 
-Chat lines are never split: a kibitzer must not be able to forge a board line.
+The chat of others is never split: a kibitzer must not be able to forge a board line.
 """
 
 from __future__ import annotations
@@ -68,6 +70,7 @@ from fibsbot.protocol.events import (
     YouShout,
     YouWhisper,
 )
+from fibsbot.protocol.glue import BOARD_PREFIX, glued_after_echo
 from fibsbot.protocol.messages import FRAME, Parsed, ResumeLength, ResumePoints, ResumeTurn, match_message
 from fibsbot.protocol.numbered import clip_code, parse_numbered
 
@@ -78,9 +81,6 @@ PASSWORD_PROMPT = "password: "
 COMMAND_PROMPT = "> "
 _PROMPTS = (LOGIN_PROMPT, PASSWORD_PROMPT, COMMAND_PROMPT)
 
-# the 50 numeric fields after "board:player:opponent"; the last one is captured so
-# that digits of a glued CLIP line ("...:0:012 bob hi") can be given back
-_BOARD_PREFIX = re.compile(r"board:[^:]*:[^:]*(?::-?[0-9]+){49}:(?P<last>-?[0-9]+)")
 # FIBS writes two characters before the name: "  " (not logged in), " *" (logged in) or
 # "**" (logged in and ready): "  GammonBot_VII           5                0 -  0",
 # " *BlunderBot_VI ...", "**bonehead ...".  The leading spaces are stripped by then, and a
@@ -187,12 +187,14 @@ class ClipParser:
             return self._board(text)
         code = clip_code(text)
         if code is not None:
-            event = parse_numbered(text)
+            glued = glued_after_echo(text)  # None but after an echo of our own chat
+            rest = text[glued:] if glued is not None else ""
+            event = parse_numbered(text[:glued])
             if isinstance(event, MotdStart):
                 self._in_motd = True
             elif isinstance(event, MotdEnd):
                 self._in_motd = False
-            return event, ""
+            return event, rest
         if self._in_motd:
             return MotdLine(text=text), ""
         if self._in_saved_list:
@@ -218,7 +220,7 @@ class ClipParser:
         return matched
 
     def _board(self, text: str) -> tuple[Event, str]:
-        match = _BOARD_PREFIX.match(text)
+        match = BOARD_PREFIX.match(text)
         if match is None:
             try:
                 parse_board_line(text)
