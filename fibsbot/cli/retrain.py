@@ -73,6 +73,8 @@ def _setup(p: argparse.ArgumentParser) -> None:
 
 @command("retrain", "retrain the net on the queue and logged matches; promote the candidate if it is better")(_setup)
 def _retrain(args: argparse.Namespace) -> int:
+    import contextlib
+    import datetime as dt
     from dataclasses import asdict
     from functools import partial
 
@@ -116,10 +118,18 @@ def _retrain(args: argparse.Namespace) -> int:
         raise UserError(f"no data directory {config.data_dir}: play some matches first (fibsbot arena)")
     queue_path = config.data_dir / "queue.sqlite"
     open_queue = partial(TrainingQueue, queue_path) if queue_path.exists() else None
-    report = retrain(config, progress=(lambda text: None) if args.json else print, open_queue=open_queue)
     from fibsbot.owner.live import record_retrain
 
-    record_retrain(config.data_dir, asdict(report))  # the history `fibsbot report` plots
+    # every round goes into the history `fibsbot status` and `fibsbot report` show, a failed
+    # one too: run by a timer, nobody watches its output
+    started = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+    try:
+        report = retrain(config, progress=(lambda text: None) if args.json else print, open_queue=open_queue)
+    except Exception as exc:
+        with contextlib.suppress(OSError):  # where the history cannot be written, the error itself says more
+            record_retrain(config.data_dir, {"started": started, "failed": f"{type(exc).__name__}: {exc}"})
+        raise
+    record_retrain(config.data_dir, {"started": started, **asdict(report)})
     if args.json:
         print(json.dumps(asdict(report), default=str))
     else:

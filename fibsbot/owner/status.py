@@ -8,6 +8,7 @@ from pathlib import Path
 
 from fibsbot.owner.index import MatchIndex, MatchSummary
 from fibsbot.owner.readers import daemon_state, net_in_use, queue_counts, ratings, retrains
+from fibsbot.owner.rounds import completed_retrains, earlier_figures, format_retrain_rounds, retrain_rounds
 from fibsbot.records.journal import PLAYING, SUFFIX, replay
 
 RATING_TREND_LINES = 20  # the trend compares the latest rating with the one this many changes back
@@ -82,6 +83,7 @@ def collect_status(data_dir: Path) -> dict:
     data_dir = Path(data_dir)
     summaries = MatchIndex(data_dir).summaries()
     history = retrains(data_dir)
+    done = completed_retrains(history)  # a failed retrain is listed among the rounds, not as the last one
     return {
         "data_dir": str(data_dir),
         "daemon": daemon_state(data_dir),
@@ -93,13 +95,15 @@ def collect_status(data_dir: Path) -> dict:
         "queue": (lambda q: None if q is None else {"labelled": q.labelled, "waiting": q.waiting})(
             queue_counts(data_dir)
         ),
-        "last_retrain": _retrain_figures(history[-1]) if history else None,
+        "last_retrain": _retrain_figures(done[-1]) if done else None,
+        "retrain_rounds": retrain_rounds(history),
     }
 
 
 def _retrain_figures(report: dict) -> dict:
-    # reports before the real-life gate measured both nets on the shipped benchmark and against pubeval
-    inc, cand = report.get("incumbent") or {}, report.get("candidate") or {}
+    # reports before the real-life gate measured both nets on the shipped benchmark and against pubeval;
+    # since then "candidate" is where a refused candidate is kept (a path), not figures
+    inc, cand = earlier_figures(report, "incumbent"), earlier_figures(report, "candidate")
     real, duel = report.get("real_life_benchmark") or {}, report.get("head_to_head") or {}
     return {
         "finished": report.get("finished"),
@@ -238,4 +242,5 @@ def format_status(status: dict) -> str:
             f"last retrain: {r['finished'] or 'time unknown'}, {r['positions']} positions, {measured}, "
             + (f"promoted as {r['version']}" if r["promoted"] else "not promoted")
         )
+    lines.extend(format_retrain_rounds(status.get("retrain_rounds") or []))
     return "\n".join(lines)
