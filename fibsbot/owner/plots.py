@@ -37,6 +37,12 @@ def _counted_axis(ax, first: int, last: int) -> None:
     ax.xaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))
 
 
+def _legend_beside(ax) -> None:
+    """The legend to the right of the axes, where no point can be: inside them, at the
+    upper left, it hid the first point of a run that starts with losses."""
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, fontsize="small")
+
+
 def _marker(points: int) -> str | None:
     return "o" if points < 50 else None  # a few points are seen as points, many as a line
 
@@ -71,7 +77,7 @@ def results_plot(path: Path, won: Sequence[bool], points: Sequence[tuple[int, in
     ax.set_xlabel("matches played")
     _counted_axis(ax, 0, len(won))
     ax.set_title(f"Results: {sum(won)} won, {len(won) - sum(won)} lost")
-    ax.legend(loc="upper left")
+    _legend_beside(ax)
     return _save(fig, path)
 
 
@@ -115,7 +121,7 @@ def per_match_plot(
     _counted_axis(ax, 1, len(ours))
     ax.set_ylabel(ylabel)
     ax.set_title(title)
-    ax.legend(loc="upper left")
+    _legend_beside(ax)
     return _save(fig, path)
 
 
@@ -133,7 +139,7 @@ def queue_plot(path: Path, growth: Sequence[tuple[str, int]]) -> Path | None:
     ax.bar(days, [n for _, n in growth], color="tab:grey", label="added that day")
     ax.plot(days, running, color="tab:blue", marker="o", label="total")
     ax.set_title(f"Training queue: {total} positions")
-    ax.legend(loc="upper left")
+    _legend_beside(ax)
     ax.tick_params(axis="x", labelrotation=30)
     return _save(fig, path)
 

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import datetime as dt
 import html
+import sys
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,6 +31,7 @@ from fibsbot.owner.plots import (
     results_plot,
 )
 from fibsbot.owner.readers import promotions, queue_growth, ratings
+from fibsbot.owner.rounds import round_figures, round_labelled, round_verdict, round_when
 from fibsbot.owner.status import collect_status, format_status
 
 log = structlog.get_logger("fibsbot.owner")
@@ -40,6 +44,12 @@ def plural(count: int, noun: str, nouns: str | None = None) -> str:
     return f"{count} {noun if count == 1 else nouns or noun + 's'}"
 
 
+def progress_to_stderr(text: str) -> None:
+    """Progress of a slow step (analysing at 2-ply takes seconds a match), on stderr so that
+    stdout keeps the command's one line of result."""
+    print(text, file=sys.stderr, flush=True)
+
+
 @dataclass
 class ReportResult:
     page: Path
@@ -49,9 +59,16 @@ class ReportResult:
 
 
 def analyse_missing(
-    data_dir: Path, limit: int, ply: int, net: str, known: dict[str, MatchAnalysis], result: ReportResult
+    data_dir: Path,
+    limit: int,
+    ply: int,
+    net: str,
+    known: dict[str, MatchAnalysis],
+    result: ReportResult,
+    progress: Callable[[str], None] = progress_to_stderr,
 ) -> None:
-    """Analyse up to ``limit`` of the newest finished matches that have no kept analysis."""
+    """Analyse up to ``limit`` of the newest finished matches that have no kept analysis,
+    saying which match it is at."""
     if limit <= 0:
         return
     missing = [s for s in MatchIndex(data_dir).summaries() if s.finished and s.mat not in known][-limit:]
@@ -59,8 +76,12 @@ def analyse_missing(
         return
     from nets.player import load_agent
 
+    count = plural(len(missing), "match", "matches")
+    progress(f"report: analysing {count} not analysed yet, at {ply}-ply by net:{net}")
+    start = time.perf_counter()
     analyser = Analyser(load_agent(f"net:{net}", ply=ply), ply)
-    for summary in missing:
+    for number, summary in enumerate(missing, 1):
+        progress(f"analysing {number}/{len(missing)} matches: {summary.mat} ({time.perf_counter() - start:.0f} s)")
         try:
             analysis = analyser.analyse(read_mat(Path(data_dir) / "matches" / summary.mat))
         except (MatFileError, ValueError) as exc:
@@ -70,6 +91,7 @@ def analyse_missing(
         save_analysis(data_dir, analysis)
         known[summary.mat] = analysis
         result.analysed += 1
+    progress(f"report: analysed {plural(result.analysed, 'match', 'matches')} in {time.perf_counter() - start:.0f} s")
 
 
 def _decision_rows(items: list[tuple[MatchAnalysis, Decision]], match_play_units: bool, analysed: int) -> str:
@@ -118,8 +140,34 @@ def _worst(analyses: list[MatchAnalysis], ours: bool, count: int) -> list[tuple[
     return sorted(found, key=lambda item: (item[1].cost, item[1].loss), reverse=True)[:count]
 
 
+def _rounds_table(rounds: list[dict]) -> str:
+    """Every retrain round, oldest first: when, what it labelled, the gate's figures with
+    their standard errors, and its verdict."""
+    if not rounds:
+        return "<p>No retrain yet: <code>fibsbot retrain</code> (or its timer) writes each round here.</p>"
+    head = ["round", "finished", "labelled", "the gate's figures (candidate against incumbent, +/- 1 s.e.)", "verdict"]
+    rows = []
+    for r in rounds:
+        figures = "<br>".join(html.escape(part) for part in round_figures(r)) or "-"
+        cells = [
+            html.escape(str(r["round"])),
+            html.escape(round_when(r)),
+            "-" if r.get("failed") else html.escape(round_labelled(r)),
+            figures,
+            html.escape(round_verdict(r)),
+        ]
+        rows.append("<tr>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>")
+    return "<table><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>" + "".join(rows) + "</table>"
+
+
 def build_report(
-    data_dir: Path, out_dir: Path, *, analyse: int = 5, ply: int = 2, net: str = "default"
+    data_dir: Path,
+    out_dir: Path,
+    *,
+    analyse: int = 5,
+    ply: int = 2,
+    net: str = "default",
+    progress: Callable[[str], None] = progress_to_stderr,
 ) -> ReportResult:
     require_matplotlib()  # fail before any work
     data_dir, out_dir = Path(data_dir), Path(out_dir)
@@ -128,7 +176,7 @@ def build_report(
     status = collect_status(data_dir)
     finished = [s for s in MatchIndex(data_dir).summaries() if s.finished]
     known = load_analyses(data_dir)
-    analyse_missing(data_dir, analyse, ply, net, known, result)
+    analyse_missing(data_dir, analyse, ply, net, known, result, progress)
     order = {s.mat: k for k, s in enumerate(finished)}
     analyses = sorted(known.values(), key=lambda a: (order.get(Path(a.file).name, len(order)), a.file))
 
@@ -181,6 +229,7 @@ def build_report(
         depth=", ".join(depth) or "-",
         ours=_decision_rows(_worst(analyses, True, WORST_OURS), match_play, len(analyses)),
         theirs=_decision_rows(_worst(analyses, False, WORST_THEIRS), match_play, len(analyses)),
+        rounds=_rounds_table(status["retrain_rounds"]),
     )
     result.page.write_text(page, encoding="utf-8")
     return result
@@ -202,6 +251,8 @@ td:last-child {{ font-family: monospace; }}
 <h2>Status</h2>
 <pre>{status}</pre>
 {sections}
+<h2>Retrain rounds</h2>
+{rounds}
 <h2>Our worst decisions</h2>
 <p>{analysed} analysed ({depth}); equity lost is normalised to the cube (EMG), MWC lost the match
 winning chances given away.
