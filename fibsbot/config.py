@@ -50,6 +50,14 @@ class ServerSettings(_Section):
     reconnect_backoff_base: float = Field(default=2.0, gt=0, description="first wait after a lost connection, seconds")
     reconnect_backoff_max: float = Field(default=300.0, gt=0, description="longest wait between attempts, seconds")
     keepalive_interval: float = Field(default=600.0, gt=0, description="seconds of silence before a harmless command")
+    max_login_refusals: int = Field(
+        default=3,
+        ge=1,
+        description="logins refused in a row (a wrong user name or password) before the daemon stops with exit 2",
+    )
+    retry_refused_login: bool = Field(
+        default=False, description="keep trying with backoff after max_login_refusals instead of stopping"
+    )
 
     @field_validator("user")
     @classmethod

@@ -8,8 +8,10 @@ its answer is fed back to the driver, which drops it if the board moved on.
 
 A dropped connection, a refused login or a silent server is followed by a
 reconnect with exponential backoff and jitter; a match that was running is
-resumed after the next login.  The password is asked for at each login and never
-logged.  Observers (records) see every event and decision and cannot steer.
+resumed after the next login.  Logins refused ``max_login_refusals`` times in a row
+end ``run()`` with ``LoginGivenUp``: a wrong password does not mend itself.  The
+password is asked for at each login and never logged.  Observers (records) see every
+event and decision and cannot steer.
 
 This module reads and writes the wire and keeps the connection alive; what the bot
 does with each event, and with the driver's outputs, is ``client.dispatch``'s part.
@@ -31,6 +33,7 @@ from fibsbot.client.dispatch import (
     ConnectionClosed,
     EventDispatch,
     LoginConfigError,
+    LoginGivenUp,
     LoginRefused,
     notify_observer,
 )
@@ -40,7 +43,7 @@ from fibsbot.protocol.match.driver import MatchDriver
 from fibsbot.protocol.match.outputs import Agent, MatchObserver
 from fibsbot.protocol.parser import ClipParser
 
-__all__ = ["BotClient", "ConnectionClosed", "LoginConfigError", "LoginRefused", "run_bot"]
+__all__ = ["BotClient", "ConnectionClosed", "LoginConfigError", "LoginGivenUp", "LoginRefused", "run_bot"]
 
 log = structlog.get_logger(__name__)
 
@@ -102,19 +105,26 @@ class BotClient(EventDispatch):
         if self._executor is None:
             self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fibsbot-agent")
         attempt = 0
+        refusals = 0  # logins refused in a row
         try:
             while not self._stop.is_set():
                 try:
                     await self._connect_and_serve()
                 except LoginRefused:
-                    log.warning("login refused", user=self.user, host=self.host)
+                    refusals += 1
+                    self._login_refused(refusals)
                 except (TimeoutError, OSError, EOFError) as exc:
                     log.warning("connection ended", host=self.host, error=repr(exc))
+                    self._report("connection_lost", error=str(exc) or type(exc).__name__)
                 if self._stop.is_set():
                     break
-                attempt = 0 if self._session_logged_in else attempt + 1
+                if self._session_logged_in:
+                    attempt = refusals = 0
+                else:
+                    attempt += 1
                 delay = self.options.backoff.delay(max(attempt - 1, 0), self._rng)
                 log.info("reconnecting", in_s=round(delay, 3), attempt=attempt)
+                self._report("reconnecting", in_s=delay, attempt=attempt)
                 try:
                     await asyncio.wait_for(self._stop.wait(), delay)
                 except TimeoutError:
@@ -123,6 +133,17 @@ class BotClient(EventDispatch):
             if self._own_executor and self._executor is not None:
                 self._executor.shutdown(wait=False, cancel_futures=True)
                 self._executor = None
+
+    def _login_refused(self, refusals: int) -> None:
+        """Log and report a refusal; raise LoginGivenUp once they reach the limit."""
+        limit = self.options.max_login_refusals
+        log.warning("login refused", user=self.user, host=self.host, refusals=refusals, limit=limit)
+        self._report("login_refused", user=self.user, host=self.host, port=self.port, refusals=refusals, limit=limit)
+        if limit is not None and refusals >= limit:
+            raise LoginGivenUp(
+                f"the server {self.host}:{self.port} refused the login of {self.user} {refusals} "
+                f"time{'s' if refusals != 1 else ''} in a row: check the user name and the password"
+            )
 
     def status_text(self) -> str:
         d = self.driver
@@ -149,6 +170,7 @@ class BotClient(EventDispatch):
 
     async def _connect_and_serve(self) -> None:
         self._reset_session()
+        self._report("connecting", host=self.host, port=self.port)
         reader, writer = await telnetlib3.open_connection(
             self.host,
             self.port,
@@ -212,6 +234,7 @@ class BotClient(EventDispatch):
             except (TimeoutError, OSError):
                 pass
         log.info("logged out", user=self.user)
+        self._report("logged_out", user=self.user)
 
     def _send(self, text: str, *, secret: bool = False) -> None:
         writer = self._writer

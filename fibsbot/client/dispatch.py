@@ -64,6 +64,11 @@ class LoginConfigError(RuntimeError):
     """The user name or password source is unusable: retrying cannot help."""
 
 
+class LoginGivenUp(RuntimeError):
+    """The server refused our login ``max_login_refusals`` times in a row: most likely a
+    wrong user name or password, which no retry mends; the message says so."""
+
+
 class EventDispatch:
     """Mixin of ``BotClient``: turns events into commands, timers and the agent's decisions."""
 
@@ -142,6 +147,7 @@ class EventDispatch:
     def _on_welcome(self) -> None:
         self._session_logged_in = self.logged_in = True
         log.info("logged in", user=self.user)
+        self._report("logged_in", user=self.user)
         self._send("set boardstyle 3")
         self._run(self.driver.resume_commands())
 
@@ -163,7 +169,24 @@ class EventDispatch:
         )
         if verdict.accept:
             self._join_sent_at = now
+        settings = self.policy.settings
+        self._report(
+            "invitation",
+            player=invitation.player,
+            length=invitation.length,
+            resume=invitation.resume,
+            accept=verdict.accept,
+            reason=verdict.reason,
+            lengths=(settings.min_length, settings.max_length),
+        )
         return list(verdict.commands)
+
+    def _report(self, what: str, **details: object) -> None:
+        """Tell the observers that follow the session (``on_session``: the console) what
+        happened beyond the server's events: connecting, logins, verdicts, reconnects."""
+        for observer in self.observers:
+            if hasattr(observer, "on_session"):
+                notify_observer(observer, "on_session", what, details)
 
     # --- outputs -----------------------------------------------------------------------
 
@@ -210,7 +233,8 @@ class EventDispatch:
 
 def notify_observer(observer: MatchObserver, method: str, *args: object) -> None:
     """Records observe: their failures are logged and never reach the bot.  ``on_sent`` and
-    ``on_received`` are called only on observers that have them (``ConversationObserver``)."""
+    ``on_received`` are called only on observers that have them (``ConversationObserver``),
+    and so is ``on_session`` (``fibsbot.console.Console``)."""
     try:
         getattr(observer, method)(*args)
     except Exception:

@@ -70,10 +70,15 @@ class ClientOptions:
     toggles: Mapping[str, bool] = field(default_factory=lambda: DESIRED_TOGGLES)
     backoff: Backoff = Backoff()
     max_matches: int | None = None  # stop after finishing this many matches
+    # logins refused in a row before run() gives up (LoginGivenUp); None: keep trying,
+    # for a server that refuses for a while (an account being set up) rather than for good
+    max_login_refusals: int | None = None
 
     def __post_init__(self) -> None:
         if not _CLIENT_NAME.fullmatch(self.client_name):
             raise ValueError("client name: 1-20 characters, letters, digits, _ . -")
+        if self.max_login_refusals is not None and self.max_login_refusals < 1:
+            raise ValueError("max_login_refusals must be at least 1 (None: keep trying)")
         if "\n" in self.keepalive_command or "\r" in self.keepalive_command:
             raise ValueError("the keepalive command must be one line")
 

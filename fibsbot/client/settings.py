@@ -37,6 +37,7 @@ def client_options(settings: Settings, **overrides: Any) -> ClientOptions:
         keepalive_s=server.keepalive_interval,
         inactivity_timeout_s=settings.play.inactivity_timeout,
         backoff=Backoff(initial_s=server.reconnect_backoff_base, max_s=server.reconnect_backoff_max),
+        max_login_refusals=None if server.retry_refused_login else server.max_login_refusals,
     )
     values.update(overrides)
     return ClientOptions(**values)
