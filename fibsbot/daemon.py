@@ -3,20 +3,27 @@
 One process, one asyncio loop: the client reads the server while the agent thinks
 in its executor; records observe.  SIGTERM and SIGINT log out cleanly (systemd
 stops the unit with SIGTERM).
+
+A bot that cannot keep its records must not play: ``check_data_dir`` proves, before
+the first connection, that every folder the daemon writes takes a new file.  An
+optional ``fibsbot.console.Console`` shows the operator what happens, one line an event.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import structlog
 
 from fibsbot.client.settings import bot_client
-from fibsbot.config import Settings
+from fibsbot.config import ConfigError, Settings
 from fibsbot.owner.live import OwnerRecords
+from fibsbot.owner.readers import owner_dir
 from fibsbot.protocol.events import MatchResumed, MatchStart
 from fibsbot.protocol.match.outputs import NullObserver
 from fibsbot.records.events import WireLog, configure_logging
@@ -28,7 +35,38 @@ from nets.store import NetStore
 
 if TYPE_CHECKING:
     from fibsbot.client.connection import BotClient
+    from fibsbot.console import Console
     from fibsbot.warmup import SearchWarmup
+
+
+class DataDirUnwritable(ConfigError):
+    """A folder the daemon writes its records to does not take new files."""
+
+
+def check_writable(folder: Path) -> None:
+    """Create ``folder`` if needed and write and remove a file in it; DataDirUnwritable if
+    that fails.  Only trying tells: root ignores permission bits, and a read-only mount,
+    a full disk or a file where the folder should be show only on writing."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        handle, probe = tempfile.mkstemp(prefix=".fibsbot-write-test-", dir=folder)
+        os.close(handle)
+        os.unlink(probe)
+    except OSError as exc:
+        if folder.exists() and not folder.is_dir():
+            reason = "it is a file, not a folder"
+        else:
+            reason = (exc.strerror or str(exc)).lower()
+        raise DataDirUnwritable(
+            f"{folder}: cannot write there ({reason}), so the bot could not keep its records; "
+            "it does not log in until the folder is writable (or data_dir names another)"
+        ) from None
+
+
+def check_data_dir(settings: Settings) -> None:
+    """Every folder the daemon writes: the queue's, the match records', the log's, the owner files'."""
+    for folder in (settings.data_dir, settings.matches_dir, settings.log_dir, owner_dir(settings.data_dir)):
+        check_writable(folder)
 
 
 def prepare_logging(settings: Settings) -> Path:
@@ -43,10 +81,11 @@ class NetReloader(NullObserver):
     """Swaps in a newly promoted net (``fibsbot retrain``) when a match starts, so
     the daemon learns without a restart; a match is always played by one net."""
 
-    def __init__(self, settings: Settings, records: MatchRecords) -> None:
+    def __init__(self, settings: Settings, records: MatchRecords, console: Console | None = None) -> None:
         self.settings = settings
         self.store = NetStore(settings.data_dir / "nets")
         self.records = records
+        self.console = console
         self.client: BotClient | None = None
         self.version = self.store.current_version()
         self.search_ready: SearchWarmup | None = None  # the start's warm-up, handed to every agent it loads
@@ -77,11 +116,16 @@ class NetReloader(NullObserver):
         self.records.net_version = f"{agent.evaluator.name}:{version}"
         self.version = version
         structlog.get_logger("fibsbot.daemon").info("net_reloaded", version=version, agent=agent.name)
+        if self.console is not None:
+            self.console.say(f"net promoted by retrain: now playing version {version} ({agent.name})")
 
 
-async def run_daemon(settings: Settings, stop: asyncio.Event | None = None) -> None:
+async def run_daemon(settings: Settings, stop: asyncio.Event | None = None, console: Console | None = None) -> None:
+    """Play until ``stop`` (or SIGTERM/SIGINT); DataDirUnwritable before connecting if the
+    records cannot be kept, LoginGivenUp when the server keeps refusing the login."""
     log = structlog.get_logger("fibsbot.daemon")
     user, _ = settings.fibs_login()
+    check_data_dir(settings)
     queue = TrainingQueue(settings.queue_path)
     records = MatchRecords(
         settings.matches_dir,
@@ -91,25 +135,37 @@ async def run_daemon(settings: Settings, stop: asyncio.Event | None = None) -> N
         wire_log=WireLog(log),
         site=f"{settings.server.host}:{settings.server.port}",
     )
-    reloader = NetReloader(settings, records)
+    reloader = NetReloader(settings, records, console)
     agent = reloader.load_agent()
     reloader.search_ready = start_warmup(agent, log, enabled=settings.play.warmup)
     records.net_version = f"{agent.evaluator.name}:{reloader.version or 'shipped'}"
     owner = OwnerRecords(settings.data_dir, user)  # status files for `fibsbot status`
-    client = bot_client(settings, agent, [reloader, records, owner])
+    observers: list = [reloader, records, owner]
+    if console is not None:
+        observers.append(console)  # last: it tells what the records have already written
+    client = bot_client(settings, agent, observers)
     client.driver.crawford.record = records  # a resumed match's Crawford game, from its journal
     reloader.client = client
     stop = stop or asyncio.Event()
     loop = asyncio.get_running_loop()
+    stopped_by: list[str] = []
+
+    def on_signal(name: str) -> None:
+        stopped_by.append(name)
+        stop.set()
+
     for sig in (signal.SIGTERM, signal.SIGINT):
         try:
-            loop.add_signal_handler(sig, stop.set)
+            loop.add_signal_handler(sig, on_signal, sig.name)
         except (NotImplementedError, RuntimeError):  # not the main thread
             pass
 
     async def stopper() -> None:
         await stop.wait()
-        log.info("stopping", reason="signal or request")
+        reason = stopped_by[0] if stopped_by else "request"
+        log.info("stopping", reason=reason)
+        if console is not None:
+            console.say(f"stopping ({reason}): logging out")
         client.stop()
 
     watcher = asyncio.create_task(stopper())
@@ -124,6 +180,8 @@ async def run_daemon(settings: Settings, stop: asyncio.Event | None = None) -> N
     owner.started(
         server=settings.server.host, port=settings.server.port, agent=agent.name, net_version=records.net_version
     )
+    if console is not None:
+        _announce_start(console, settings, agent.name, reloader.search_ready)
     try:
         await client.run()
     finally:
@@ -131,3 +189,14 @@ async def run_daemon(settings: Settings, stop: asyncio.Event | None = None) -> N
         watcher.cancel()
         queue.close()
         log.info("daemon_stop", matches=len(records.finished), queued=records.queued)
+        if console is not None:
+            console.say(f"stopped: {len(records.finished)} matches finished, {records.queued} positions queued")
+
+
+def _announce_start(console: Console, settings: Settings, agent_name: str, warmup: SearchWarmup | None) -> None:
+    console.say(f"starting: {agent_name}, records in {settings.data_dir}")
+    if warmup is not None and warmup.proc is not None:
+        console.say(
+            f"compiling the search in the background (pid {warmup.proc.pid}, once per install): "
+            "moves at 0-ply until it is ready"
+        )

@@ -1,0 +1,230 @@
+"""Human lines on the console for what the bot does, beside the JSON log.
+
+The JSON log (``fibsbot.records.events``) keeps everything for machines; an operator
+watching ``fibsbot run`` (or ``journalctl -u fibsbot``) wants one readable line per
+event that matters: connecting, logged in, the rating, each invitation and the
+verdict, a match's start, score and end, reconnects, a promoted net, stopping.
+
+``Console`` is a match observer (it only watches, like the records) that also
+follows the client's session through ``on_session`` (``client.dispatch._report``),
+so the daemon and the arena show the same lines for their bot.  Lines look like
+structlog's ConsoleRenderer: a timestamp, the level in brackets, then the sentence.
+Under systemd the journal stamps each line itself, so the timestamp is left out.
+``quiet`` keeps only warnings and errors (a refused login, records that cannot be kept).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import sys
+from typing import Any, TextIO
+
+from fibsbot.protocol.events import (
+    DoubleRejected,
+    GameEnd,
+    GameSaved,
+    MatchEnd,
+    MatchResumed,
+    MatchStart,
+    OwnInfo,
+    ResignAccepted,
+    ScoreLine,
+    WhoInfo,
+)
+from fibsbot.protocol.match.outputs import NullObserver
+
+_COLOURS = {"info": "\x1b[32m", "warning": "\x1b[33m", "error": "\x1b[31;1m"}
+_RESET = "\x1b[0m"
+_LEVEL_WIDTH = 9  # as ConsoleRenderer pads "warning"
+
+# the policy's refusal reasons (``client.policy``) in an operator's words
+_REFUSALS = {
+    "busy": "playing another match",
+    "denied": "on the deny list",
+    "not on the allow list": "not on the allow list",
+    "unlimited": "unlimited matches are off",
+    "from ourselves": "from ourselves",
+}
+
+# how a saved match was left (``GameSaved.reason``), after the player's name
+_SAVED = {
+    "left": "left",
+    "terminated": "ended the session",
+    "dropped": "dropped the connection",
+    "logged_out": "logged out",
+    "timed_out": "timed out",
+}
+
+
+def writes_to_journal(stream: TextIO) -> bool:
+    """Whether ``stream`` is systemd's journal: ``JOURNAL_STREAM`` names its device and inode."""
+    marker = os.environ.get("JOURNAL_STREAM", "")
+    try:
+        device, inode = (int(part) for part in marker.split(":"))
+        info = os.fstat(stream.fileno())
+    except (ValueError, OSError, AttributeError):
+        return False
+    return (info.st_dev, info.st_ino) == (device, inode)
+
+
+def _colours_wanted(stream: TextIO) -> bool:
+    # https://no-color.org: any value of NO_COLOR turns colours off
+    isatty = getattr(stream, "isatty", None)
+    return "NO_COLOR" not in os.environ and callable(isatty) and bool(isatty())
+
+
+def _points(n: int) -> str:
+    return f"{n} point{'s' if n != 1 else ''}"
+
+
+def _match_kind(length: int | None) -> str:
+    return "an unlimited match" if not length else f"a {length}-point match"
+
+
+class Console(NullObserver):
+    """One human line per event that matters, on ``stream`` (stderr by default)."""
+
+    def __init__(
+        self,
+        user: str,
+        stream: TextIO | None = None,
+        *,
+        quiet: bool = False,
+        timestamps: bool | None = None,
+        colours: bool | None = None,
+    ) -> None:
+        self.user = user
+        self.stream = stream if stream is not None else sys.stderr
+        self.quiet = quiet
+        self.timestamps = not writes_to_journal(self.stream) if timestamps is None else timestamps
+        self.colours = _colours_wanted(self.stream) if colours is None else colours
+        self._rating: tuple[float, int] | None = None
+        self._opponent: str | None = None
+        self._length: int | None = None
+        self._last_game = ""  # how the last game ended, told with the score that follows
+        self._refusal_told = False
+
+    # --- output --------------------------------------------------------------------------
+
+    def say(self, text: str, level: str = "info") -> None:
+        """Print one line; ``quiet`` keeps warnings and errors only."""
+        if self.quiet and level == "info":
+            return
+        label = f"[{level:<{_LEVEL_WIDTH}}]"
+        if self.colours:
+            label = f"[{_COLOURS.get(level, '')}{level:<{_LEVEL_WIDTH}}{_RESET}]"
+        stamp = dt.datetime.now().strftime("%Y-%m-%d %H:%M:%S ") if self.timestamps else ""
+        try:
+            print(f"{stamp}{label} {text}", file=self.stream, flush=True)
+        except (OSError, ValueError):  # a closed console must not stop the bot
+            pass
+
+    # --- the client's session (``on_session``) --------------------------------------------
+
+    def on_session(self, what: str, details: dict[str, Any]) -> None:
+        handler = getattr(self, f"_session_{what}", None)
+        if handler is not None:
+            handler(**details)
+
+    def _session_connecting(self, host: str, port: int) -> None:
+        self.say(f"connecting to {host}:{port}")
+
+    def _session_logged_in(self, user: str) -> None:
+        self._refusal_told = False
+        self.say(f"logged in as {user}")
+
+    def _session_login_refused(self, user: str, host: str, port: int, refusals: int, limit: int | None) -> None:
+        if self._refusal_told:  # said once: a retry loop must not fill the console
+            return
+        self._refusal_told = True
+        then = (
+            "retrying with backoff"
+            if limit is None
+            else f"stopping after {limit} refusal{'s' if limit != 1 else ''} in a row"
+        )
+        self.say(f"login refused: {host}:{port} does not accept user {user} with this password; {then}", "warning")
+
+    def _session_invitation(
+        self, player: str, length: int | None, resume: bool, accept: bool, reason: str, lengths: tuple[int, int]
+    ) -> None:
+        offer = "to resume our saved match" if resume else f"to {_match_kind(length)}"
+        if accept:
+            self.say(f"invitation from {player} {offer}: accepted")
+            return
+        why = _REFUSALS.get(reason, reason)
+        if reason == "length":
+            low, high = lengths
+            why = f"it plays {low} to {high} points" if low != high else f"it plays {low}-point matches"
+        self.say(f"invitation from {player} {offer}: refused ({why})")
+
+    def _session_connection_lost(self, error: str) -> None:
+        self.say(f"connection lost: {error}", "warning")
+
+    def _session_reconnecting(self, in_s: float, attempt: int) -> None:
+        self.say(f"reconnecting in {in_s:.1f} s" + (f" (attempt {attempt})" if attempt > 1 else ""))
+
+    def _session_logged_out(self, user: str) -> None:
+        self.say(f"logged out ({user})")
+
+    # --- the server's events (``on_event``) ------------------------------------------------
+
+    def on_event(self, event, snapshot) -> None:
+        if isinstance(event, (OwnInfo, WhoInfo)) and event.name == self.user:
+            self._rating_seen(float(event.rating), int(event.experience))
+        elif isinstance(event, MatchStart):
+            self._opponent, self._length, self._last_game = event.opponent, event.length, ""
+            how = "we joined their invitation" if event.we_joined else "they joined ours"
+            self.say(f"match start: {_match_kind(event.length)} with {event.opponent} ({how})")
+        elif isinstance(event, MatchResumed):
+            self._opponent, self._length, self._last_game = event.opponent, event.length, ""
+            score = ""
+            if event.points:
+                ours, theirs = event.points.get(self.user, 0), event.points.get(event.opponent, 0)
+                score = f" at {ours}-{theirs}"
+            kind = f" ({_match_kind(event.length)})" if event.length is not None else ""
+            self.say(f"match resumed with {event.opponent}{score}{kind}")
+        elif isinstance(event, (GameEnd, DoubleRejected, ResignAccepted)):
+            self._last_game = _game_outcome(event)
+        elif isinstance(event, ScoreLine):
+            self._score(event)
+        elif isinstance(event, MatchEnd):
+            ours, theirs = event.scores if event.we_won else event.scores[::-1]
+            opponent = self._opponent or event.winner
+            game = f" ({self._last_game})" if self._last_game else ""
+            self.say(f"match {'won' if event.we_won else 'lost'} {ours}-{theirs} against {opponent}{game}")
+            self._opponent, self._last_game = None, ""
+        elif isinstance(event, GameSaved) and self._opponent is not None:
+            who = "we" if event.player in ("You", self.user) else event.player
+            how = _SAVED.get(event.reason, event.reason.replace("_", " "))
+            self.say(f"match with {self._opponent} saved ({who} {how}): it goes on when both are back")
+            self._opponent = None
+
+    def _rating_seen(self, rating: float, experience: int) -> None:
+        before = self._rating
+        if before == (rating, experience):
+            return
+        self._rating = (rating, experience)
+        change = "" if before is None else f" ({rating - before[0]:+.2f})"
+        self.say(f"rating {rating:.2f}{change}, experience {experience}")
+
+    def _score(self, line: ScoreLine) -> None:
+        names = line.players
+        ours = 0 if names[0] == self.user or names[1] == self._opponent else 1
+        opponent = self._opponent or names[1 - ours]
+        game = f"; {self._last_game}" if self._last_game else ""
+        self.say(f"score {line.scores[ours]}-{line.scores[1 - ours]} against {opponent}{game}")
+        self._last_game = ""
+
+
+def _game_outcome(event: GameEnd | DoubleRejected | ResignAccepted) -> str:
+    if isinstance(event, GameEnd):
+        return f"{'we' if event.we_won else 'they'} won the game, {_points(event.points)}"
+    if isinstance(event, DoubleRejected):  # ``is_us``: we gave up
+        if event.is_us:
+            return f"we dropped their double, they won {_points(event.points)}"
+        return f"they dropped our double, we won {_points(event.points)}"
+    # ResignAccepted: ``is_us``: we accepted their resignation, so we won
+    if event.is_us:
+        return f"they resigned, we won {_points(event.points)}"
+    return f"we resigned, they won {_points(event.points)}"
