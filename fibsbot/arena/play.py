@@ -29,7 +29,7 @@ from fibsbot.client.options import Backoff, ClientOptions
 from fibsbot.client.policy import Policy, PolicySettings
 from fibsbot.owner.live import OwnerRecords
 from fibsbot.protocol.events import BadBoard, MatchEnd, ServerError
-from fibsbot.protocol.match.outputs import NullObserver
+from fibsbot.protocol.match.outputs import MatchObserver, NullObserver
 from fibsbot.records.events import WireLog, configure_logging
 from fibsbot.records.observer import MatchRecords
 from fibsbot.records.queue import TrainingQueue
@@ -144,9 +144,11 @@ async def run_arena(
     progress: Callable[[str], None] | None = None,
     warmup: bool = True,
     wait_for_search: bool = False,
+    console: MatchObserver | None = None,
 ) -> ArenaResult:
     """Play ``matches`` matches; with ``wait_for_search``, a search still compiling in the
-    warm-up child is waited for before the first match, so every decision is at ``ply``."""
+    warm-up child is waited for before the first match, so every decision is at ``ply``.
+    ``console`` (``fibsbot.console.Console``) follows our bot as it follows the daemon's."""
     from fibsbot.config import default_data_dir
     from fibsbot.server.testing import ClipTestClient, run_local_server
 
@@ -184,7 +186,7 @@ async def run_arena(
             passwords[BOT],
             agent,
             PolicySettings(user=BOT, min_length=1, max_length=99),
-            [records, watcher, OwnerRecords(data_dir, BOT)],
+            [records, watcher, OwnerRecords(data_dir, BOT), *([console] if console is not None else [])],
             matches,
         )
         theirs = _client(

@@ -53,7 +53,8 @@ def _setup(p: argparse.ArgumentParser) -> None:
 @command("arena", "play matches against a sparring bot on a local FIBS-style server, with full records")(_setup)
 def _arena(args: argparse.Namespace) -> int:
     from engine.players.registry import PlayerSpecError
-    from fibsbot.arena.play import print_result, run_arena
+    from fibsbot.arena.play import BOT, print_result, run_arena
+    from fibsbot.console import Console
 
     if args.length < 1 or args.matches < 1:
         raise UserError("--length and --matches must be at least 1")
@@ -76,6 +77,7 @@ def _arena(args: argparse.Namespace) -> int:
                 args.seed,
                 None if args.json else progress,
                 wait_for_search=args.wait_for_search,
+                console=None if args.json else Console(BOT, sys.stderr),
             )
         )
     except PlayerSpecError as exc:
