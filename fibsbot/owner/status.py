@@ -12,6 +12,7 @@ from fibsbot.owner.rounds import completed_retrains, earlier_figures, format_ret
 from fibsbot.records.journal import PLAYING, SUFFIX, replay
 
 RATING_TREND_LINES = 20  # the trend compares the latest rating with the one this many changes back
+SAVED_SHOWN = 5  # saved matches listed by name; the rest are counted
 
 
 def totals(summaries: list[MatchSummary]) -> dict:
@@ -32,12 +33,33 @@ def totals(summaries: list[MatchSummary]) -> dict:
     return {**overall, "by_length": {str(k): v for k, v in sorted(by_length.items())}}
 
 
-def current_match(data_dir: Path, summaries: list[MatchSummary]) -> dict | None:
-    """The newest unfinished match, with the score, cube and game as its journal has them."""
+def _in_progress(summaries: list[MatchSummary]) -> MatchSummary | None:
+    """The newest unfinished match, unless a match finished after its last action: then the
+    daemon has moved on, and it is a saved match waiting for its opponent, not the current one."""
     playing = [s for s in summaries if s.status == PLAYING]
     if not playing:
         return None
+    last_finish = max((s.ended for s in summaries if s.finished), default=None)
     newest = playing[-1]
+    return newest if last_finish is None or newest.ended >= last_finish else None
+
+
+def saved_matches(summaries: list[MatchSummary]) -> list[dict]:
+    """Unfinished matches other than the current one, newest first: saved on the server until
+    their opponent comes back (the daemon resumes them then)."""
+    current = _in_progress(summaries)
+    saved = [s for s in summaries if s.status == PLAYING and s is not current]
+    return [
+        {"opponent": s.opponent, "length": s.length, "score": list(s.score), "started": s.started, "record": s.mat}
+        for s in reversed(saved)
+    ]
+
+
+def current_match(data_dir: Path, summaries: list[MatchSummary]) -> dict | None:
+    """The match in progress, with the score, cube and game as its journal has them."""
+    newest = _in_progress(summaries)
+    if newest is None:
+        return None
     info = {
         "opponent": newest.opponent,
         "length": newest.length,
@@ -88,6 +110,7 @@ def collect_status(data_dir: Path) -> dict:
         "data_dir": str(data_dir),
         "daemon": daemon_state(data_dir),
         "current_match": current_match(data_dir, summaries),
+        "saved_matches": saved_matches(summaries),
         "totals": totals(summaries),
         "unfinished": sum(s.status == PLAYING for s in summaries),
         "rating": rating_trend(ratings(data_dir)),
@@ -188,6 +211,15 @@ def format_status(status: dict) -> str:
             f"current match: vs {match['opponent']}, {match['length']}-point, score "
             f"{match['score'][0]}-{match['score'][1]}, game {match['game']}, cube {match['cube']}{owner}"
         )
+    saved = status.get("saved_matches") or []
+    for match in saved[:SAVED_SHOWN]:
+        lines.append(
+            f"saved match: vs {match['opponent']}, {match['length']}-point, score "
+            f"{match['score'][0]}-{match['score'][1]}: saved, waiting for {match['opponent']}"
+        )
+    if len(saved) > SAVED_SHOWN:
+        more = len(saved) - SAVED_SHOWN
+        lines.append(f"  and {more} more saved match{'es' if more != 1 else ''}")
     t = status["totals"]
     lines.append(
         f"matches: {t['matches']} finished, won {t['won']}, lost {t['lost']}; "
