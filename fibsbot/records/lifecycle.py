@@ -9,6 +9,12 @@ no longer names an opponent concludes that opponent's journals: the match ended
 while we were away.  The end of a match is journaled at the server's final score,
 or, in a game the record left out, at the score the server's last board and the
 points won make.
+
+A match the bot plays always gets a record: when its start or resume line never came
+(lost, or glued to another line by a faulty server), its first board of a game in
+progress begins it, for it carries the names, the length and the score.  The
+opponent's unfinished journal of that length is continued, as for a resume, unless a
+new game at 0-0 was just announced: then it is a new match, as if its start had come.
 """
 
 from __future__ import annotations
@@ -50,30 +56,65 @@ class MatchLifecycle:
     # --- a match begins ---------------------------------------------------------------------
 
     def _start(self, event: MatchStart) -> None:
-        for path in MatchJournal.unfinished(self.matches_dir, self.user, event.opponent):
+        self._begin(event.opponent, event.length, announced=True)
+
+    def _begin(self, opponent: str, length: int | None, *, announced: bool, event: str | None = None) -> None:
+        for path in MatchJournal.unfinished(self.matches_dir, self.user, opponent):
             # the server keeps no saved match beside a new one: it ended unseen, or this one replaces it
             self._conclude(MatchJournal.load(path), leave_out=False)
-        journal = MatchJournal.create(self.matches_dir, self.user, event.opponent, event.length, site=self.site)
+        journal = MatchJournal.create(self.matches_dir, self.user, opponent, length, site=self.site, event=event)
         self._open(journal)
-        self.events.info("match_start", opponent=event.opponent, length=event.length, record=journal.mat_path.name)
+        self.events.info(
+            "match_start", opponent=opponent, length=length, record=journal.mat_path.name, announced=announced
+        )
 
     def _resumed(self, event: MatchResumed) -> None:
-        found = MatchJournal.unfinished(self.matches_dir, self.user, event.opponent)
+        self._resume(event.opponent, event.length, MatchJournal.unfinished(self.matches_dir, self.user, event.opponent))
+
+    def _resume(self, opponent: str, length: int | None, found: list[Path], *, announced: bool = True) -> None:
         if found:
             journal = MatchJournal.load(found[-1])
         else:
             journal = MatchJournal.create(
-                self.matches_dir, self.user, event.opponent, event.length, site=self.site, event="resumed match"
+                self.matches_dir, self.user, opponent, length, site=self.site, event="resumed match"
             )
         self._open(journal)
         self._resync = True
         self.events.info(
             "match_resumed",
-            opponent=event.opponent,
-            length=event.length,
+            opponent=opponent,
+            length=length,
             record=journal.mat_path.name,
             continued=bool(found),
+            announced=announced,
         )
+
+    def _begin_from_board(self, board: FibsBoard) -> None:
+        """A board of a game in progress of a match we play that has no record open: its start or
+        resume line never came, so the board begins the record (see the module's docstring)."""
+        length = 0 if board.is_unlimited else board.match_length
+        journal = self.journal
+        if board.turn == 0 or (
+            journal is not None
+            and journal.header["opponent"] == board.opponent
+            and (journal.recorder.match_length or length) == length
+        ):
+            return
+        score = (board.player_score, board.opponent_score)
+        announced_game, opening = self._new_game, self._opening  # "Starting a new game" came before the board
+        self.events.warning("match_start_unseen", opponent=board.opponent, length=length, score=list(score))
+        found = [
+            path
+            for path in MatchJournal.unfinished(self.matches_dir, self.user, board.opponent)
+            if (MatchJournal.load(path).header.get("length") or 0) == length
+        ]
+        if (announced_game and score == (0, 0)) or not found:
+            event = None if score == (0, 0) else "resumed match"
+            self._begin(board.opponent, length or None, announced=False, event=event)
+            # the game was seen from its start: it is recorded from there
+            self._new_game, self._opening = announced_game, opening
+        else:
+            self._resume(board.opponent, length or None, found, announced=False)  # the board resyncs it
 
     def _open(self, journal: MatchJournal) -> None:
         self.decisions.unplace_left_out(journal)  # a kill may have come between a leave-out and the queue

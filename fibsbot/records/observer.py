@@ -102,7 +102,15 @@ class MatchRecords(MatchLifecycle):
         """For the match driver (``protocol.match.crawford.MatchRecord``): whether the game at
         ``score`` of the match with ``opponent`` is its Crawford game, by our journal of it."""
         journal = self.journal
-        if journal is None or journal.header["opponent"] != opponent or journal.recorder.match_length != length:
+        if journal is None or journal.header["opponent"] != opponent:
+            # asked at the first board, before a record it begins is open: the journal on disk
+            try:
+                found = MatchJournal.unfinished(self.matches_dir, self.user, opponent)
+                journal = MatchJournal.load(found[-1]) if found else None
+            except Exception:  # noqa: BLE001 - a record problem must never reach the bot
+                self.events.warning("record_unreadable", opponent=opponent, exc_info=True)
+                return None
+        if journal is None or journal.recorder.match_length != length:
             return None
         return journal.recorder.crawford_game_at(score)
 
@@ -141,6 +149,9 @@ class MatchRecords(MatchLifecycle):
         elif self._listing is not None and not isinstance(event, SavedMatch):
             listed, self._listing = self._listing, None  # the listing is complete
             self.guarded("saved listing", self._conclude_unlisted, listed)
+        elif isinstance(event, Board) and event.board.player == "You" and snapshot.in_match:
+            # a match we play gets a record even when its start or resume line never came
+            self.guarded("match begun from its board", self._begin_from_board, event.board)
         handler = _HANDLERS.get(type(event))
         if isinstance(event, MatchEnd) and snapshot.in_match:
             return  # the driver found it does not belong to this match
