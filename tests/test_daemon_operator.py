@@ -28,7 +28,7 @@ from tests.test_daemon import PASSWORD, logged_in, write_config
 QUICK_BACKOFF = Backoff(initial_s=0.05, max_s=0.2)
 
 
-async def run_command(config, password: str, timeout: float = 60.0) -> tuple[int | None, str]:
+async def run_command(config, password: str, timeout: float = 60.0, *options: str) -> tuple[int | None, str]:
     """``fibsbot run --config CONFIG`` as its own process: (exit code or None if it ran on, stderr)."""
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
@@ -37,6 +37,7 @@ async def run_command(config, password: str, timeout: float = 60.0) -> tuple[int
         "run",
         "--config",
         str(config),
+        *options,
         env=dict(os.environ, FIBSBOT_PASSWORD=password, NO_COLOR="1"),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -141,6 +142,18 @@ def test_a_wrong_password_is_said_once_and_stops_the_daemon_after_three_refusals
     assert "retry_refused_login" in last
     log = (tmp_path / "data" / "log" / "fibsbot.jsonl").read_text()
     assert log.count('"login refused"') == 3 and "not-the-password" not in log
+
+
+def test_quiet_keeps_only_the_refusal_and_the_error(tmp_path):
+    async def scenario() -> tuple[int | None, str]:
+        async with run_local_server(seed=1) as (host, port, core):
+            await make_account(host, port, "daemonbot", PASSWORD)
+            return await run_command(write_config(tmp_path, port), "not-the-password", 45, "--quiet")
+
+    code, err = asyncio.run(scenario())
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 2, err
+    assert "[warning  ] login refused" in lines[0] and lines[1].startswith("fibsbot run: error:")
 
 
 class RefusalCounter(Console):
