@@ -75,6 +75,8 @@ def test_each_round_shows_when_what_it_labelled_the_gates_figures_and_the_verdic
     assert not first["promoted"] and second["positions_labelled"] == 0
     text = format_status(status)
     assert "retrain rounds: 2" in text
+    # the last retrain measured nothing: it says why instead of a row of dashes
+    assert "44039 positions, nothing new to learn from since the last retrain" in text and "- -> -" not in text
     line = next(x for x in text.splitlines() if x.startswith("  1. "))
     assert "76 min: 44039 positions labelled by bgsage@3 (44039 in the set)" in line
     assert "real-life benchmark v1 (300 decisions) 7.471 -> 7.230, -0.240 +/- 0.275" in line

@@ -265,11 +265,13 @@ def format_status(status: dict) -> str:
                     else ""
                 )
             )
-        else:
+        elif r["error_before"] is not None:
             measured = (
                 f"benchmark error {_number(r['error_before'], '.2f')} -> {_number(r['error_after'], '.2f')}, "
                 f"ppg vs pubeval {_number(r['ppg_before'], '+.3f')} -> {_number(r['ppg_after'], '+.3f')}"
             )
+        else:  # nothing measured (nothing new to learn from): why
+            measured = r["reason"] or "nothing measured"
         lines.append(
             f"last retrain: {r['finished'] or 'time unknown'}, {r['positions']} positions, {measured}, "
             + (f"promoted as {r['version']}" if r["promoted"] else "not promoted")
