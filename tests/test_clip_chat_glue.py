@@ -97,3 +97,24 @@ def test_a_message_glued_to_our_kibitz_echo_is_found():
 )
 def test_chat_that_holds_no_glued_server_message_stays_whole(line, event):
     assert logged_in(line + "\r\n") == [event]
+
+
+STATUS = "playing a 3 point match with oppo, score 1-2; 4 matches finished"  # no full stop at its end
+
+
+@pytest.mark.parametrize(
+    "glued, event",
+    [
+        ("** You are now playing a 3 point match with oppo", STARTED),
+        ("Starting a new game with oppo.", NewGame(opponent="oppo")),
+        ("12 oppo thanks", Says(name="oppo", text="thanks")),
+    ],
+)
+def test_a_message_that_cannot_begin_inside_a_word_is_found_after_any_echo(glued, event):
+    assert logged_in(f"16 referee {STATUS}{glued}\r\n") == [YouSay(name="referee", text=STATUS), event]
+
+
+def test_a_message_that_begins_with_a_name_is_looked_for_only_after_a_sentence():
+    # inside "finishedoppo" the name could begin anywhere: the line stays whole
+    line = f"16 referee {STATUS}oppo wants to play a 5 point match with you."
+    assert logged_in(line + "\r\n") == [YouSay(name="referee", text=line[len("16 referee ") :])]

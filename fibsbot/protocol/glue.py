@@ -11,11 +11,14 @@ Two kinds of glue are found here; ``fibsbot.protocol.parser`` splits the line th
   a player cannot forge a server line by telling us one.
 
 A message glued to an echo starts right after the echo's last character, with no space
-between.  It is looked for only where a sentence of the echo ended (``.``, ``!``, ``?``
-followed by no space) or where ``**`` or ``board:`` touch the text before them, and the
-first such place whose rest the parser knows as a server line (a board, a numbered line
-that parses, a message of ``fibsbot.protocol.messages``) is taken.  A bare ``** ...`` line
-(an error) counts only right after a sentence's end, since ``**`` may be emphasis.
+between, and the first place where the rest of the line is a server line the parser knows
+is taken.  Where a sentence of the echo ended (``.``, ``!``, ``?``) any server line counts:
+a board, a numbered line that parses, a message of ``fibsbot.protocol.messages``.  Anywhere
+else only a line whose start cannot be part of a word counts: a board, a ``**`` message
+(but not a bare ``** ...`` error, for ``**`` may be emphasis), a message that begins with a
+fixed word (``Starting a new game``, ``You roll``), a numbered line not after a digit.  A
+message that begins with a player's name (``oppo wants to play ...``) is found only after a
+sentence's end: inside a word, where the name begins cannot be told.
 """
 
 from __future__ import annotations
@@ -33,9 +36,8 @@ BOARD_PREFIX = re.compile(r"board:[^:]*:[^:]*(?::-?[0-9]+){49}:(?P<last>-?[0-9]+
 # the echoes of our own chat: you say (tell), shout, whisper, kibitz
 OWN_ECHOES = frozenset({16, 17, 18, 19})
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])(?=\S)")
-_TOUCHING_MARK = re.compile(r"(?<=\S)(?=\*\*|board:)")
 _ECHO_HEAD = {16: re.compile(r"16 \S+ "), 17: re.compile(r"17 "), 18: re.compile(r"18 "), 19: re.compile(r"19 ")}
+_SENTENCE_ENDS = ".!?"
 
 
 def glued_after_echo(line: str) -> int | None:
@@ -48,20 +50,23 @@ def glued_after_echo(line: str) -> int | None:
     head = _ECHO_HEAD[code].match(line)
     if head is None:
         return None
-    after_sentence = {found.start() for found in _SENTENCE_END.finditer(line, head.end())}
-    touching = {found.start() for found in _TOUCHING_MARK.finditer(line, head.end())}
-    for start in sorted(after_sentence | touching):
-        if _is_server_line(line[start:], after_sentence=start in after_sentence):
+    for start in range(head.end() + 1, len(line)):
+        before = line[start - 1]
+        if before == " " or line[start] == " ":
+            continue
+        if _is_server_line(line[start:], before):
             return start
     return None
 
 
-def _is_server_line(text: str, *, after_sentence: bool) -> bool:
+def _is_server_line(text: str, before: str) -> bool:
+    """Whether ``text``, glued after the character ``before``, is a line of the server."""
+    after_sentence = before in _SENTENCE_ENDS
     if text.startswith("board:"):
         return BOARD_PREFIX.match(text) is not None
     if clip_code(text) is not None:
-        return not isinstance(parse_numbered(text), Unknown)
-    matched = match_message(text)
+        return (after_sentence or not before.isdigit()) and not isinstance(parse_numbered(text), Unknown)
+    matched = match_message(text, name_first=after_sentence)
     if matched is None:
         return False
     return after_sentence or not isinstance(matched[0], ServerError)

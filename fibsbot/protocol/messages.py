@@ -289,9 +289,14 @@ MESSAGES: tuple[Message, ...] = tuple(
 )
 
 
-def match_message(text: str) -> tuple[Parsed, str] | None:
-    """The first message that fits ``text`` and the glued text after it, or None."""
+def match_message(text: str, *, name_first: bool = True) -> tuple[Parsed, str] | None:
+    """The first message that fits ``text`` and the glued text after it, or None.
+
+    ``name_first=False`` leaves out the messages that begin with a player's name: glued to
+    the end of other text, where the name begins cannot be told."""
     for message in MESSAGES:
+        if not name_first and message.pattern.pattern.startswith(NAME):
+            continue
         if message.glue_safe:
             match = message.pattern.match(text)
         else:

@@ -56,6 +56,9 @@ class ServerConfig(BaseModel):
     # a saved match reloaded at or inside its Crawford game forgets it: its board says
     # post-Crawford at the same score and doubles are accepted, as seen on a real server
     crawford_lost_on_reload: bool = False
+    # the echo of a player's own tell (CLIP 16) goes without its line end, so the next line
+    # the player gets follows on the same line, as a foreign server sent it
+    glue_tell_echo: bool = False
 
     @field_validator("new_account_toggles")
     @classmethod

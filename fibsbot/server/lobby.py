@@ -73,7 +73,7 @@ class LobbyCommands(ServerState):
         if target not in self.online:
             return self._send(session.id, msg.error(f"There is no one called {target}."))
         self._tell(target, msg.says(12, session.name or "", text))
-        self._send(session.id, msg.says(16, target, text))
+        self._tell_echo(session.id, msg.says(16, target, text))
 
     def _cmd_say(self, session: Session, args: list[str], raw: str = "") -> None:
         match = self.matches.get(session.name or "")
@@ -81,7 +81,7 @@ class LobbyCommands(ServerState):
             return self._send(session.id, msg.error("You're not playing, so you can't say something."))
         opponent, text = match.opponent_of(session.name or ""), _rest_after(raw, 1)
         self._tell(opponent, msg.says(12, session.name or "", text))
-        self._send(session.id, msg.says(16, opponent, text))
+        self._tell_echo(session.id, msg.says(16, opponent, text))
 
     def _cmd_kibitz(self, session: Session, args: list[str], raw: str = "") -> None:
         match, text = self.matches.get(session.name or ""), _rest_after(raw, 1)

@@ -82,6 +82,13 @@ class ServerState:
         if lines:
             self._out.append(Send(session, "".join(line + CRLF for line in lines)))
 
+    def _tell_echo(self, session: int, line: str) -> None:
+        """The echo of a player's own tell; with ``glue_tell_echo`` it lacks its line end."""
+        if self.config.glue_tell_echo:
+            self._out.append(Send(session, line))
+        else:
+            self._send(session, line)
+
     def _prompt(self, session: int, prompt: str) -> None:
         self._out.append(Send(session, prompt))
 
