@@ -196,7 +196,8 @@ def rollout_moves(
     max_turns: int = 0,
     prune: int = 0,
 ) -> list[dict]:
-    """Roll out the ``candidates`` best moves (by the agent's 0-ply) with common dice.
+    """Roll out the ``candidates`` best moves (by the agent's 0-ply) with common dice,
+    ranked by their rolled-out equity, best first.
 
     Each entry has the mover's equity, its standard error, and the difference to the
     first move with the standard error of that paired difference."""
@@ -210,6 +211,7 @@ def rollout_moves(
     for move, per_game in zip(ranked, outcomes):
         res = _summarise(per_game)
         rows.append((move, -res.equities, res))
+    rows.sort(key=lambda row: -row[1].mean())  # best rolled-out equity first
     base = rows[0][1]
     out = []
     for move, eq, res in rows:

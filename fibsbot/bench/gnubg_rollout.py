@@ -1,0 +1,159 @@
+"""GNU Backgammon's own cubeful rollouts of positions, for checks and benchmarks.
+
+gnubg runs in-process through its embedded Python (``gnubg -p``) with one thread and
+rolls out each position as its ``rollout`` command does (rollout.c's
+``GeneralEvaluationR``): the side on roll does not double before its first roll, and
+from then on both sides take their cube decisions and play at the plies asked for.
+It prints a rollout's figures only to a terminal, so it runs on a pseudo-terminal
+here and its last "CL ... CF ..." line and the standard errors below it are read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import re
+import select
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from fibsbot.bench.search import GNUBG
+
+_SCRIPT = """
+import gnubg, sys, time
+for c in %(setup)r:
+    gnubg.command(c)
+for i, (pid, mid) in enumerate(%(ids)r):
+    gnubg.command("set matchid " + mid)
+    gnubg.command("set board " + pid)
+    sys.stdout.write("\\nROLLOUT-START %%d\\n" %% i)
+    sys.stdout.flush()
+    start = time.process_time()
+    gnubg.command("rollout")
+    sys.stdout.write("\\nROLLOUT-END %%d %%r\\n" %% (i, time.process_time() - start))
+    sys.stdout.flush()
+"""
+
+_FIGURES = re.compile(r"CL\s+([-+]?\d+\.\d+)\s+CF\s+([-+]?\d+\.\d+)")
+_END = re.compile(r"ROLLOUT-END (\d+) ([\d.eE+-]+)")
+
+
+@dataclass(frozen=True)
+class GnubgRollout:
+    """One position's cubeful rollout by gnubg: the cubeful equity of the side on roll
+    (money: per cube; a match: EMG), its standard error, the cubeless equity."""
+
+    equity: float
+    equity_stderr: float
+    cubeless: float
+    cubeless_stderr: float
+    cpu_s: float
+
+
+def gnubg_available() -> bool:
+    return GNUBG.is_file() and os.access(GNUBG, os.X_OK)
+
+
+def _setup(games: int, seed: int, varredn: bool, jacoby: bool, plies: int) -> list[str]:
+    return [
+        "set threads 1",
+        "set rollout cubeful on",
+        f"set rollout varredn {'on' if varredn else 'off'}",
+        f"set rollout chequerplay plies {plies}",
+        f"set rollout cubedecision plies {plies}",
+        "set rollout quasirandom on",
+        "set rollout truncation enable off",
+        f"set rollout trials {games}",
+        f"set rollout seed {seed}",
+        f"set jacoby {'on' if jacoby else 'off'}",
+        "set beavers 0",
+        "set output mwc off",
+        "set output digits 4",
+        "new match 7",
+    ]
+
+
+def _run_on_terminal(argv: list[str], env: dict, timeout: float) -> str:
+    """Everything ``argv`` writes to a pseudo-terminal, until it exits."""
+    master, slave = pty.openpty()
+    try:
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=slave, stderr=slave, env=env)
+    finally:
+        os.close(slave)
+    chunks = []
+    deadline = time.monotonic() + timeout
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                proc.kill()
+                raise subprocess.TimeoutExpired(argv, timeout)
+            ready, _, _ = select.select([master], [], [], min(left, 1.0))
+            if ready:
+                try:
+                    data = os.read(master, 65536)
+                except OSError:  # the terminal closed: the process is gone
+                    break
+                if not data:
+                    break
+                chunks.append(data)
+            elif proc.poll() is not None:
+                break
+    finally:
+        os.close(master)
+        proc.wait()
+    return b"".join(chunks).decode("utf-8", "replace").replace("\r", "\n")
+
+
+def gnubg_cubeful_rollouts(
+    positions: list[tuple[str, str]],
+    games: int,
+    *,
+    seed: int = 1,
+    varredn: bool = False,
+    jacoby: bool = False,
+    plies: int = 0,
+    timeout: float = 3600,
+) -> list[GnubgRollout] | None:
+    """gnubg's cubeful rollout of each ``(Position ID, Match ID)``; None where gnubg is
+    missing, does not answer in ``timeout`` seconds, or prints something unexpected."""
+    if not gnubg_available():
+        return None
+    ids = [(pid, mid) for pid, mid in positions]
+    with tempfile.TemporaryDirectory() as tmp:
+        script = Path(tmp) / "rollout.py"
+        script.write_text(_SCRIPT % {"setup": _setup(games, seed, varredn, jacoby, plies), "ids": ids})
+        try:
+            text = _run_on_terminal([str(GNUBG), "-t", "-q", "-p", str(script)], {**os.environ, "HOME": tmp}, timeout)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+    return _parse(text, len(ids))
+
+
+def _parse(text: str, count: int) -> list[GnubgRollout] | None:
+    results: list[GnubgRollout] = []
+    for i in range(count):
+        start = text.find(f"ROLLOUT-START {i}\n")
+        end_match = _END.search(text, start if start >= 0 else 0)
+        if start < 0 or end_match is None or int(end_match.group(1)) != i:
+            return None
+        block = text[start : end_match.start()]
+        figures = _FIGURES.findall(block)
+        if len(figures) < 2:
+            return None
+        # the last pair: the means, then [the standard errors] (gnubg prints them in that order)
+        (cubeless, equity), (cubeless_se, equity_se) = figures[-2], figures[-1]
+        results.append(
+            GnubgRollout(
+                float(equity), float(equity_se), float(cubeless), float(cubeless_se), float(end_match.group(2))
+            )
+        )
+    return results
+
+
+def as_json(results: list[GnubgRollout]) -> str:
+    return json.dumps([r.__dict__ for r in results])
