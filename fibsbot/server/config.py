@@ -46,7 +46,7 @@ class ServerConfig(BaseModel):
     )
     # toggles of new accounts, over FIBS's defaults (e.g. {"ready": True})
     new_account_toggles: dict[str, bool] = {}
-    rating: float = 1500.0  # every new account's rating (ratings are not updated)
+    rating: float = 1500.0  # every new account's rating; finished matches move it (server.ratings)
     # commands answered "** Unknown command: 'NAME'" as some servers do (e.g. {"board"})
     unknown_commands: frozenset[str] = frozenset()
     # seconds between a match's last game-end line and its match-end line; a player
