@@ -75,10 +75,11 @@ class ServerSettings(_Section):
 
 class PlaySettings(_Section):
     net: str = "default"
-    level: Literal["0", "1", "2", "table"] | None = Field(
+    level: Literal["0", "1", "2", "table", "roller"] | None = Field(
         default=None,
-        description="how the bot decides: 0, 1 or 2 plies, or table (cubeful 2-ply with a deeper look at "
-        "close decisions, up to `think` seconds each); unset: `ply`",
+        description="how the bot decides: 0, 1 or 2 plies, table (cubeful 2-ply with a deeper look at "
+        "close decisions, up to `think` seconds each) or roller (the table level whose deeper look is short "
+        "cubeful rollouts, on trial); unset: `ply`",
     )
     ply: int = Field(default=2, ge=0, le=2, description="the search depth when `level` is unset")
     think: float = Field(default=1.0, gt=0, le=60, description="seconds a table-level decision may take (one core)")

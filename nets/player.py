@@ -16,6 +16,7 @@ from pathlib import Path
 from engine.eval.evaluator import Evaluator
 from engine.players.agent import Agent
 from engine.players.registry import PlayerSpecError, register_player
+from engine.rollout.roller import Roller
 
 NETS_DIR = Path(__file__).resolve().parent
 DEFAULT_NET = "default"
@@ -45,19 +46,23 @@ def shipped_nets() -> list[str]:
 
 
 TABLE = "table"
+ROLLER = "roller"  # the table level with short cubeful rollouts of close decisions instead of 3-ply
 TABLE_THINK = 1.0  # seconds a decision of the table level may take, one core
 
 
 def agent_for(name: str, level: str, think: float = TABLE_THINK, label: str | None = None) -> Agent:
-    """The agent of net ``name`` at ``level``: ``0``, ``1``, ``2`` plies, or ``table``
-    (cubeful 2-ply with a deeper look at close decisions, ``think`` seconds each)."""
+    """The agent of net ``name`` at ``level``: ``0``, ``1``, ``2`` plies, ``table``
+    (cubeful 2-ply with a deeper look at close decisions, ``think`` seconds each), or
+    ``roller`` (the table level whose deeper look is short cubeful rollouts)."""
     level = level or "0"
-    if level not in ("0", "1", "2", TABLE):
-        raise PlayerSpecError(f"net:{name}@{level}: the level must be 0, 1, 2 or {TABLE}")
+    if level not in ("0", "1", "2", TABLE, ROLLER):
+        raise PlayerSpecError(f"net:{name}@{level}: the level must be 0, 1, 2, {TABLE} or {ROLLER}")
     evaluator = Evaluator.load(resolve_net_path(name))
     label = label or f"net:{name or DEFAULT_NET}@{level}"
     if level == TABLE:
         return Agent(evaluator, ply=2, name=label, think=think)
+    if level == ROLLER:
+        return Agent(evaluator, ply=2, name=label, think=think, look=Roller())
     return Agent(evaluator, ply=int(level), name=label)
 
 

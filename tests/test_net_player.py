@@ -152,7 +152,7 @@ def test_no_shipped_nets_says_so(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("spec", ["net:default@3", "net:default@-1", "net:X@fast"])
 def test_a_bad_ply_is_a_clear_error(spec):
-    with pytest.raises(PlayerSpecError, match="the level must be 0, 1, 2 or table"):
+    with pytest.raises(PlayerSpecError, match="the level must be 0, 1, 2, table or roller"):
         make_player(spec)
 
 

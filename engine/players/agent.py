@@ -8,8 +8,7 @@ name the agent player 0.  The agent converts to "side on roll" views internally.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
-from typing import NamedTuple
+from dataclasses import replace
 
 import numpy as np
 
@@ -18,6 +17,7 @@ from engine.cube.decision import CubeDecision, cube_decision, cube_life, decide,
 from engine.eval.eval_sets import won_probs as won_probabilities
 from engine.eval.evaluator import Evaluator
 from engine.eval.static import WON, evaluate_static, probabilities_interpreted, rank_interpreted, rank_static
+from engine.players.choices import CubeChoice, DeeperLook, MoveChoice, RankedMove, SelfPlayScratch
 from engine.players.table import Budget, cube_equities_for, rerank
 from engine.rules.ids import MatchState
 from engine.rules.moves import MAX_RESULTS, MoveBuffers, generate_moves, result_index, steps_to_move
@@ -26,56 +26,6 @@ from engine.search.nply import evaluate_at, rank_candidates, search_choose
 
 DEFAULT_FILTERS = (12, 0.24, 6, 0.12)  # 1-ply: 12 within 0.24; 2-ply: 6 within 0.12
 MONEY_WEIGHTS = (1.0, 1.0, 1.0, 1.0)
-
-
-class SelfPlayScratch(NamedTuple):
-    """What a self-play kernel (rollouts, labels, harvest, the speed bench) needs beside the
-    search context, in the order those kernels take it: ``kernel(ctx, ..., *agent.self_play_scratch(), ...)``."""
-
-    filters: np.ndarray  # the move filters of 1- and 2-ply
-    weights: np.ndarray  # cubeless: one point a win, gammon and backgammon
-    root: tuple  # the root's move buffers (``MoveBuffers.args()``), the kernel's own
-    buf2: tuple  # the agent's scratch of the 2-ply search
-    buf1: tuple  # ... and of its 1-ply replies
-    equities: np.ndarray
-    probs: np.ndarray
-    plies: np.ndarray
-
-
-@dataclass(frozen=True)
-class RankedMove:
-    steps: tuple[tuple[int, int], ...]
-    board: np.ndarray  # after the move, mover in row 0
-    equity: float
-    probs: tuple[float, ...]
-    ply: int  # the depth this candidate's figures come from
-
-
-@dataclass(frozen=True)
-class MoveChoice:
-    steps: tuple[tuple[int, int], ...]
-    board: np.ndarray
-    equity: float
-    probs: tuple[float, ...]
-    ply: int
-    ply0_steps: tuple[tuple[int, int], ...]
-    ply0_equity: float
-    ranked: tuple[RankedMove, ...] = field(default=(), repr=False)
-
-    @property
-    def disagrees(self) -> bool:
-        """The search overruled the static net: a position worth learning from."""
-        return self.steps != self.ply0_steps
-
-
-@dataclass(frozen=True)
-class CubeChoice:
-    action: str
-    double: bool = False
-    take: bool = True
-    equities: dict = field(default_factory=dict)
-    probs: tuple[float, ...] = ()  # the side on roll's 0-ply probabilities
-    ply: int = 0  # the depth of the cubeful equities
 
 
 class Agent:
@@ -97,6 +47,7 @@ class Agent:
         prune: bool = True,
         search_ready: bool | Callable[[], bool] = True,
         think: float = 0.0,
+        look: DeeperLook | None = None,
     ):
         if ply not in (0, 1, 2):
             raise ValueError(f"ply must be 0, 1 or 2, got {ply}")
@@ -105,6 +56,7 @@ class Agent:
         self.evaluator = evaluator
         self.ply = ply
         self.think = think  # seconds a decision may use for a deeper look (the table level)
+        self.look = look  # a deeper look of its own at close decisions in a match, instead of 3-ply
         self.search_ready = search_ready
         self.name = name or f"net:{evaluator.name}@{ply}"
         self.filters = np.array(filters, dtype=np.float64)
@@ -271,7 +223,13 @@ class Agent:
                 best.steps, best.board, best.equity, best.probs, 0, best.steps, best.equity, tuple(ranked)
             )
         ranked = self.rank_moves(board, d1, d2, weights=weights)
-        if state is not None or self.think > 0:
+        if state is not None and self.look is not None:
+            ours = replace(state, on_roll=0)
+            ranked = rerank(self.tree, ranked, ours, None)
+            if ranked[0].ply != WON:
+                top = [move for move in ranked if move.ply == ranked[0].ply]
+                ranked = self.look.rank_moves(self, top, ours) + ranked[len(top) :]
+        elif state is not None or self.think > 0:
             ranked = rerank(self.tree, ranked, state and replace(state, on_roll=0), budget)
         best = ranked[0]
         # the root buffers still hold this roll's results: the static choice among them
@@ -313,9 +271,13 @@ class Agent:
             probs = self.probabilities(board)
             return cube_decision(probs, state, cube_life=cube_life(board)), probs, 0
         probs = self.probabilities(board, 0)
-        equities, depth = cube_equities_for(
-            self.tree, board, probs, state, self.depth, Budget.starting(self.think) if self.think else None
-        )
+        if self.look is not None:
+            equities, depth = cube_equities_for(self.tree, board, probs, state, self.depth)
+            equities = self.look.cube_equities(self, board, state, equities)
+        else:
+            equities, depth = cube_equities_for(
+                self.tree, board, probs, state, self.depth, Budget.starting(self.think) if self.think else None
+            )
         return decide(equities, state, can_win_gammon=float(probs[1]) > 0.0, cube_life=cube_life(board)), probs, depth
 
     def move_equity(self, after: np.ndarray, state: MatchState, ply: int) -> float:
