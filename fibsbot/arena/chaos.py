@@ -7,13 +7,13 @@ match, at random moments, the chaos driver
 * drops the daemon's connection (the server cuts it, as a network fault would),
 * SIGKILLs the daemon and starts it again (nothing is flushed, nothing said),
 * makes the sparring bot log out the moment it wins the match (the server is set to
-  send the match-end line a moment later, so the daemon never gets it).
+  send the match-end line a moment later, so the daemon never gets it),
+* has players talk to the daemon, before each match and during it, so that it answers
+  with tells whose echo the server sends without a line end, glued to the next line the
+  daemon gets (as a foreign server did with a match's start line).
 
-Afterwards every match must have ended or be resumable, and the audit
-(``fibsbot.arena.audit``) compares the daemon's match files, as GNU Backgammon reads them,
-with the server's own record of every move, reads each with ``fibsbot analyse``'s reader,
-sets each finished match's result in the records beside the server's final score, and
-checks that every queue row stands where it says.
+Afterwards every match must have ended or be resumable, and its records are audited
+(``fibsbot.arena.chaos_report``).
 """
 
 from __future__ import annotations
@@ -26,28 +26,15 @@ import signal
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fibsbot.arena.audit import (
-    GNUBG,
-    Audit,
-    audit_match,
-    audit_queue,
-    audit_result,
-    gnubg_matches,
-    guessed_moves,
-    left_out_reasons,
-    read_as_analyse_does,
-    unrecoverable_games,
-)
+from fibsbot.arena.chaos_report import ChaosResult, audit_chaos, print_chaos
 from fibsbot.arena.play import BOT, REFEREE, SPARRING, _client
 from fibsbot.arena.sparring import PubevalSparring
 from fibsbot.client.policy import PolicySettings
 from fibsbot.protocol.match.outputs import MoveRequest, NullObserver
 from fibsbot.records.events import configure_logging
-from fibsbot.records.journal import FINISHED, SUFFIX, MatchJournal
 from fibsbot.server.config import ServerConfig
 from fibsbot.server.core import ServerCore
 from fibsbot.server.net import start_server
@@ -57,6 +44,8 @@ from nets.player import load_agent
 if TYPE_CHECKING:
     from fibsbot.client.connection import BotClient
 
+__all__ = ["ChaosResult", "print_chaos", "run_chaos"]
+
 # a match is stuck when nothing happens in it for this long; on a loaded machine (every restart
 # warms the engine up again) a whole match may take longer than any fixed limit and still move on
 MATCH_STALL_S = 180.0
@@ -65,29 +54,6 @@ MATCH_STALL_S = 180.0
 def _progress(match) -> int:
     """How far a server match has come: its games and actions so far."""
     return sum(1 + len(game["actions"]) for game in match.history)
-
-
-@dataclass
-class ChaosResult:
-    matches: int
-    length: int
-    seconds: float = 0.0
-    finished: int = 0
-    resumable: int = 0
-    stuck: int = 0
-    drops: int = 0
-    kills: int = 0
-    restarts: int = 0
-    logouts_at_win: int = 0
-    daemon_exits: int = 0  # the daemon ended by itself and was started again (as systemd would)
-    observer_failures: int = 0
-    records: int = 0
-    audit: Audit = field(default_factory=Audit)
-
-    def as_dict(self) -> dict:
-        data = asdict(self)
-        data["audit"]["moves_lost"] = self.audit.moves_lost
-        return data
 
 
 class LogoutAtWin(NullObserver):
@@ -110,6 +76,32 @@ class LogoutAtWin(NullObserver):
             self.client.stop()  # "bye" goes out right behind the winning move
 
 
+class Chatters:
+    """Players who make the daemon answer with a tell: a hello brings its help text, an
+    invitation to an unlimited match its refusal (it is never accepted, idle or not).  The
+    daemon answers each player at most once a minute, hence several of them."""
+
+    NAMES = tuple(f"chatter{i}" for i in range(1, 6))
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.clients: list[ClipTestClient] = []
+
+    async def connect(self, host: str, port: int) -> None:
+        for name in self.NAMES:
+            client = await ClipTestClient.connect(host, port)
+            await client.login(name, name)
+            self.clients.append(client)
+
+    def talk(self) -> None:
+        client = self.rng.choice(self.clients)
+        client.send(f"tell {BOT} hello" if self.rng.random() < 0.5 else f"invite {BOT} unlimited")
+
+    def close(self) -> None:
+        for client in self.clients:
+            client.close()
+
+
 class Daemon:
     """``fibsbot run`` as a child process: started, killed, started again."""
 
@@ -121,12 +113,12 @@ class Daemon:
     async def start(self) -> None:
         env = dict(os.environ, FIBSBOT_PASSWORD=self.password)
         with open(self.log_path, "ab") as stderr:
-            # what ``fibsbot run --config FILE`` runs, without building every other command
+            # what ``fibsbot run --config FILE --quiet`` runs, without building every other command
             self.proc = await asyncio.create_subprocess_exec(
                 sys.executable,
                 "-c",
                 "import argparse, sys; from fibsbot.cli.run import _run; "
-                "sys.exit(_run(argparse.Namespace(config=sys.argv[1])))",
+                "sys.exit(_run(argparse.Namespace(config=sys.argv[1], quiet=True)))",
                 str(self.config),
                 env=env,
                 stdin=asyncio.subprocess.DEVNULL,
@@ -195,7 +187,9 @@ async def run_chaos(
     configure_logging(data_dir / "log" / "chaos.jsonl", secrets=[password])
     result = ChaosResult(matches, length)
     started_at = time.perf_counter()
-    config = ServerConfig(idle_timeout=None, new_account_toggles={"ready": True}, match_end_delay=0.3)
+    config = ServerConfig(
+        idle_timeout=None, new_account_toggles={"ready": True}, match_end_delay=0.3, glue_tell_echo=True
+    )
     core = ServerCore(config, seed=seed)
     server = await start_server(core, "127.0.0.1", 0)
     daemon = Daemon(_config(data_dir, server.port, ply), password, data_dir / "log" / "chaos-daemon.stderr")
@@ -204,10 +198,12 @@ async def run_chaos(
     sparring_policy = PolicySettings(user=SPARRING, min_length=1, max_length=99, admins=frozenset({REFEREE}))
     sparring_task: asyncio.Task | None = None
     played = []
+    chatters = Chatters(rng)
     try:
         await daemon.start()
         referee = await ClipTestClient.connect(server.host, server.port)
         await referee.login(REFEREE, "referee")
+        await chatters.connect(server.host, server.port)
 
         async def keep_alive() -> None:
             nonlocal sparring_task
@@ -237,6 +233,8 @@ async def run_chaos(
             if not ready:
                 result.stuck += 1
                 break
+            chatters.talk()  # the daemon's answer may glue its echo to the invitation
+            result.chats += 1
             await asyncio.sleep(0.2)  # both settle into the lobby
             referee.send(f"tell {SPARRING} invite {BOT} {length}")
             if not await _until(lambda: BOT in core.matches, 20):
@@ -251,6 +249,9 @@ async def run_chaos(
                 if _progress(match) != seen:
                     seen, deadline = _progress(match), time.monotonic() + MATCH_STALL_S
                 await keep_alive()
+                if rng.random() < 0.2:
+                    chatters.talk()
+                    result.chats += 1
                 if match in core.finished or BOT not in core.matches or rng.random() >= fault_rate:
                     continue
                 if rng.random() < 0.5:
@@ -269,6 +270,7 @@ async def run_chaos(
                 )
         referee.close()
     finally:
+        chatters.close()
         logout.armed = False
         await daemon.stop()
         if sparring_task is not None:
@@ -280,75 +282,6 @@ async def run_chaos(
     result.logouts_at_win = logout.fired
     result.finished = sum(1 for m in played if m in core.finished)
     result.resumable = sum(1 for m in played if m in core.saved.values())
-    _audit(result, played, data_dir)
+    audit_chaos(result, played, data_dir)
     result.seconds = round(time.perf_counter() - started_at, 1)
     return result
-
-
-def _audit(result: ChaosResult, played: list, data_dir: Path) -> None:
-    matches_dir = data_dir / "matches"
-    journals = sorted(matches_dir.glob(f"*{SUFFIX}"))
-    result.records = len(journals)
-    loaded = [MatchJournal.load(path) for path in journals]
-    mats = [journal.mat_path for journal in loaded]
-    audit = result.audit
-    if len(mats) != len(played):
-        audit.problems.append(f"{len(played)} matches played, {len(mats)} match records")
-    read = gnubg_matches(mats) if GNUBG.exists() else {}
-    if not GNUBG.exists():
-        audit.problems.append(f"{GNUBG} not installed: the match files were not checked")
-    by_analyse = {mat.name: read_as_analyse_does(mat, audit) for mat in mats}
-    for index, match in enumerate(played):
-        mat = mats[index] if index < len(mats) else None
-        gnubg_match = read.get(str(mat)) if mat is not None else None
-        journal = loaded[index] if index < len(loaded) else None
-        actions = journal.actions if journal is not None else []
-        label = mat.name if mat else f"match {index + 1}"
-        audit_match(
-            match, match.seat_of(BOT), gnubg_match, audit, label, unrecoverable_games(actions), guessed_moves(actions)
-        )
-        claimed = journal is not None and journal.status == FINISHED
-        audit_result(match, match.seat_of(BOT), actions, audit, label, claimed)
-        left_out_reasons(actions, audit.left_out_reasons)
-    audit_queue(data_dir / "queue.sqlite", matches_dir, audit, by_analyse)
-    log_path = data_dir / "log" / "fibsbot.jsonl"
-    if log_path.exists():
-        result.observer_failures = log_path.read_text(errors="replace").count("observer failed")
-
-
-def print_chaos(result: ChaosResult, out=sys.stdout) -> None:
-    a = result.audit
-    print(
-        f"{result.matches} x {result.length}-point matches under faults in {result.seconds} s: "
-        f"{result.finished} finished, {result.resumable} resumable, {result.stuck} stuck",
-        file=out,
-    )
-    print(
-        f"faults: {result.drops} dropped connections, {result.kills} SIGKILLs ({result.restarts} daemon "
-        f"restarts, {result.daemon_exits} after the daemon ended by itself), {result.logouts_at_win} opponent "
-        f"logouts at the moment of winning",
-        file=out,
-    )
-    print(
-        f"moves: {a.moves_played} played, {a.moves_recorded} recorded, {a.moves_wrong} wrong, {a.moves_lost} lost; "
-        f"{a.games_left_out} of {a.games_played} games left out with a log line ({a.moves_left_out} moves), "
-        f"of which {a.games_unrecoverable} could not be reconstructed ({a.moves_unrecoverable} moves); "
-        f"{a.rolls_guessed} rolls never seen recorded as one that fits",
-        file=out,
-    )
-    for reason, games in sorted(a.left_out_reasons.items(), key=lambda item: -item[1]):
-        print(f"  left out: {games} x {reason}", file=out)
-    print(
-        f"match files: {result.records}, {a.mats_unreadable} that fibsbot analyse cannot read; results: "
-        f"{a.results_checked} finished matches checked, {a.result_mismatches} unlike the server's score, "
-        f"{a.results_unknown} whose end the bot never learnt (no result claimed)",
-        file=out,
-    )
-    print(
-        f"queue: {a.queue_rows} rows, {a.queue_rows_dangling} without a record, {a.queue_rows_unplaced} "
-        f"in games left out, {a.queue_rows_misplaced} misplaced; "
-        f"observer failures: {result.observer_failures}",
-        file=out,
-    )
-    for problem in a.problems[:20]:
-        print(f"  {problem}", file=out)
