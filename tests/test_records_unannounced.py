@@ -129,3 +129,16 @@ def test_a_match_reloaded_in_its_crawford_game_without_a_resume_line_keeps_the_r
     assert doubles and im.match.seat_of(BOT) not in doubles  # the opponent doubled; we never did
     audit = im.audit()
     assert audit.games_left_out == 0 and audit.moves_wrong == 0, audit
+
+
+def test_a_new_match_with_the_same_opponent_whose_start_was_lost_gets_its_own_record(tmp_path):
+    records = MatchRecords(tmp_path / "matches", None, user="fibsbotx", net_version="n")
+    driver = MatchDriver()
+    first = ["login: 1 fibsbotx 1700000000 host", GLUED_START, "Starting a new game with oppo.", OPENING]
+    feed_without_starts(records, driver, "\r\n".join(first) + "\r\n")
+    # the first match's end never came either; a new game at 0-0 can only be another match's
+    second = ["Starting a new game with oppo.", "You rolled 6, oppo rolled 2", OPENING]
+    feed_without_starts(records, driver, "\r\n".join(second) + "\r\n")
+    journals = sorted((tmp_path / "matches").glob("*.journal.json"))
+    assert len(journals) == 2 and records.journal.path == journals[-1]
+    assert records.journal.actions == [["game", 0, 0, False], ["opening", 0, 6, 2]]

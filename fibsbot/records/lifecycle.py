@@ -93,28 +93,34 @@ class MatchLifecycle:
         """A board of a game in progress of a match we play that has no record open: its start or
         resume line never came, so the board begins the record (see the module's docstring)."""
         length = 0 if board.is_unlimited else board.match_length
-        journal = self.journal
-        if board.turn == 0 or (
-            journal is not None
-            and journal.header["opponent"] == board.opponent
-            and (journal.recorder.match_length or length) == length
-        ):
-            return
         score = (board.player_score, board.opponent_score)
         announced_game, opening = self._new_game, self._opening  # "Starting a new game" came before the board
+        first_game = announced_game and score == (0, 0)
+        if board.turn == 0 or self._recording(board.opponent, length, first_game):
+            return
         self.events.warning("match_start_unseen", opponent=board.opponent, length=length, score=list(score))
         found = [
             path
             for path in MatchJournal.unfinished(self.matches_dir, self.user, board.opponent)
             if (MatchJournal.load(path).header.get("length") or 0) == length
         ]
-        if (announced_game and score == (0, 0)) or not found:
+        if first_game or not found:
             event = None if score == (0, 0) else "resumed match"
             self._begin(board.opponent, length or None, announced=False, event=event)
             # the game was seen from its start: it is recorded from there
             self._new_game, self._opening = announced_game, opening
         else:
             self._resume(board.opponent, length or None, found, announced=False)  # the board resyncs it
+
+    def _recording(self, opponent: str, length: int, first_game: bool) -> bool:
+        """Whether the record open is of the match with ``opponent`` of ``length`` points (0:
+        unlimited); ``first_game``: a game at 0-0 was announced, which only a new match has."""
+        journal = self.journal
+        if journal is None or journal.header["opponent"] != opponent:
+            return False
+        if (journal.recorder.match_length or length) != length:
+            return False
+        return not (first_game and any(action[0] in ("game", "unseen") for action in journal.actions))
 
     def _open(self, journal: MatchJournal) -> None:
         self.decisions.unplace_left_out(journal)  # a kill may have come between a leave-out and the queue
