@@ -97,24 +97,27 @@ WHO_ALICE_NOT_READY = "5 alice - - 0 0 1500.00 120 0 1700000000 127.0.0.1 - -"
 WHO_ALICE_READY = "5 alice - - 1 0 1500.00 120 0 1700000000 127.0.0.1 - -"
 
 
-def test_a_saved_match_is_resumed_once_its_opponent_is_ready():
+def test_a_saved_match_whose_opponent_is_online_but_not_ready_is_resumed_once_they_are_ready():
     bot = Bot()  # a fresh driver: the daemon was restarted
     bot.driver.resume_commands()
     assert bot.feed(WHO_ALICE_NOT_READY + "\r\n6\r\n") == []
-    # alice is online but refusing games: the server would refuse the invitation
-    assert bot.feed(HEADER + "\r\n * alice                  3                0 -  1\r\n") == []
+    # the listing the local server wrote: alice is online, not ready; a server may take the invitation
+    assert bot.feed(HEADER + "\r\n* alice                   3                0 -  1\r\n") == ["invite alice"]
     assert bot.driver.memory.saved.confirmed == ["alice"]
+    assert bot.feed("** alice is refusing games.\r\n") == []  # FIBS does not
+    assert bot.feed(WHO_ALICE_NOT_READY + "\r\n") == []
     assert bot.feed(WHO_ALICE_READY + "\r\n") == ["invite alice"]
     assert bot.feed(WHO_ALICE_READY + "\r\n") == []  # once
 
 
-def test_a_refusal_for_a_player_who_refuses_games_waits_for_them_to_be_ready():
+def test_a_refused_invitation_is_not_repeated_while_the_opponent_stays_not_ready():
     bot = Bot()
     bot.driver.resume_commands()
-    # no who line for alice yet: the row's star alone says she is online, not whether she is ready
     assert bot.feed(HEADER + "\r\n**alice                   3                0 -  1\r\n") == ["invite alice"]
     assert bot.feed("** alice is refusing games.\r\n") == []
-    assert bot.feed(WHO_ALICE_NOT_READY + "\r\n") == []
+    assert bot.feed("8 alice alice logs out.\r\n7 alice alice logs in.\r\n") == ["invite alice"]
+    assert bot.feed("** alice is refusing games.\r\n") == []
+    assert bot.feed(WHO_ALICE_NOT_READY + "\r\n" + WHO_ALICE_NOT_READY + "\r\n") == []
     assert bot.feed(WHO_ALICE_READY + "\r\n") == ["invite alice"]
 
 

@@ -8,12 +8,12 @@ confirms it, so the bot never sends ``invite U`` to resume a match the server do
 not have.  Only a server that refuses ``show saved`` makes the bot fall back on
 its own suspicions (and a ``There is no saved match with U`` answer corrects it).
 
-Resuming: a saved match's opponent who is online, not playing someone else and not
-known to refuse games is invited (``invite U``), once per time they come online or turn
-ready, and only while no other invitation to resume is open (the server keeps one
-invitation per inviter).  A player who is not ready cannot be invited, to a saved match
-either (FIBS answers ``** U is refusing games.``): the listing's single star, a who line
-or that answer says so, and the who line that shows them ready brings the invitation.
+Resuming: a saved match's opponent who is online and not playing someone else is
+invited (``invite U``), once per time they come online or turn ready, and only while no
+other invitation to resume is open (the server keeps one invitation per inviter).  FIBS
+refuses to invite a player who is not ready, to a saved match too (``** U is refusing
+games.``); a server may not, so the invitation is tried, and after that answer the who
+line that shows them ready brings it again.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ class SavedMatches:
         self.suspected: list[str] = []  # seen being saved, not listed yet
         self.online: set[str] = set()
         self.playing: set[str] = set()  # online but in another match
-        self.refusing: set[str] = set()  # online but not ready: the server refuses to invite them
+        self.refusing: set[str] = set()  # the server refused to invite them: not ready
         self.invited: set[str] = set()
         self.awaiting_listing = False
         self.listing_refused = False
@@ -75,10 +75,8 @@ class SavedMatches:
             self.confirmed.append(row.opponent)
         if row.online:
             self.online.add(row.opponent)
-            if row.ready:
-                self.refusing.discard(row.opponent)
-            else:
-                self.refusing.add(row.opponent)
+        if row.ready:
+            self.refusing.discard(row.opponent)
         self.awaiting_listing = False
 
     def refused(self) -> None:
@@ -94,8 +92,6 @@ class SavedMatches:
             self.playing.add(info.name)
         if info.ready:
             self.refusing.discard(info.name)
-        else:
-            self.refusing.add(info.name)
 
     def refuses_games(self, name: str) -> None:
         """The server refused to invite ``name``: they are not ready; their who line says when they are."""
@@ -103,7 +99,7 @@ class SavedMatches:
         self.invited.discard(name)
 
     def invitable(self, name: str) -> bool:
-        """Online, free and ready, as far as we know."""
+        """Online, free, and not refused by the server as not ready since they last were."""
         return name in self.online and name not in self.playing and name not in self.refusing
 
     def logged_in(self, name: str) -> None:
