@@ -2,9 +2,9 @@
 
 Handlers of ``fibsbot.protocol.match.driver.MatchDriver`` (pure like it): logins,
 logouts and who lines feed ``SavedMatches``; the ``show saved`` listing says which
-matches can be resumed, and a who line that shows a saved match's opponent ready again
-(after ``** U is refusing games.`` or a listing that marked them not ready) invites
-them; an opponent who logs out during a match leaves it saved;
+matches can be resumed, and a who line that shows a saved match's opponent ready after
+the server refused to invite them (``** U is refusing games.``) invites them again; an
+opponent who logs out during a match leaves it saved;
 and a command the server does not know (``** Unknown command: 'board'``) is logged
 once and never sent again on that connection, so the bot waits for the next board
 line instead of depending on it.  Lobby events are not match activity.
