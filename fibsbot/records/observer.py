@@ -149,7 +149,7 @@ class MatchRecords(MatchLifecycle):
         elif self._listing is not None and not isinstance(event, SavedMatch):
             listed, self._listing = self._listing, None  # the listing is complete
             self.guarded("saved listing", self._conclude_unlisted, listed)
-        elif isinstance(event, Board) and event.board.player == "You" and snapshot.in_match:
+        if isinstance(event, Board) and event.board.player == "You" and snapshot.in_match:
             # a match we play gets a record even when its start or resume line never came
             self.guarded("match begun from its board", self._begin_from_board, event.board)
         handler = _HANDLERS.get(type(event))
