@@ -91,6 +91,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, required=True, help="JSON lines, one decision each (resumable)")
     parser.add_argument("--summary", action="store_true", help="summarise --out as it is; judge nothing")
     parser.add_argument("--no-gnubg", action="store_true", help="leave GNU Backgammon 1.07 out")
+    parser.add_argument(
+        "--also",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help="judge this player of ours too (net:NAME@LEVEL, e.g. net:default@roller), for trials on tuning seeds",
+    )
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     args = parser.parse_args(argv)
     done = load_rows(args.out, args.seed)
@@ -112,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         todo = [d for d in todo if d.key not in done]
         print(f"judge_match_play: {len(done)} judged already, {len(todo)} to go", file=sys.stderr)
-        referee = Referee(args.games, args.seed)
+        referee = Referee(args.games, args.seed, also=tuple(args.also))
         args.out.parent.mkdir(parents=True, exist_ok=True)
         with args.out.open("a") as sink:
             for first in range(0, len(todo), CHUNK):

@@ -59,11 +59,12 @@ def rollout_seed(seed: int, decision: Decision) -> int:
 class Referee:
     """Our players, gnubg-nn, and the rollout agent, loaded once."""
 
-    def __init__(self, games: int, seed: int, prune: int = ROLLOUT_PRUNE_KEEP) -> None:
+    def __init__(self, games: int, seed: int, prune: int = ROLLOUT_PRUNE_KEEP, also: tuple[str, ...] = ()) -> None:
         self.games = games
         self.seed = seed
         self.prune = prune
-        self.ours = {TABLE: load_agent(TABLE), OUR_2PLY: load_agent(OUR_2PLY)}
+        # ``also``: more of our players (net:NAME@LEVEL) judged beside the usual ones, for trials
+        self.ours = {name: load_agent(name) for name in dict.fromkeys((TABLE, OUR_2PLY, *also))}
         self.gnubg_nn = GnubgPlayer(2)
         self.roller = rollout_agent("net:default")
         self.buffers = MoveBuffers()

@@ -79,6 +79,8 @@ def summarise(rows: list[dict]) -> dict:
         if not group:
             continue
         players = CHECKER_PLAYERS if kind == "checker" else CUBE_PLAYERS
+        others = sorted({name for r in group for name in r["errors"]} - set(players))
+        players = (*players, *others)  # players judged for a trial (--also)
         entry = {
             "decisions": len(group),
             "players": {name: e for name in players if (e := player_entry(group, name)) is not None},
