@@ -7,7 +7,11 @@ imported when the parser is built (``build_parser``).
 from __future__ import annotations
 
 import argparse
+import os
+import select
+import signal
 import sys
+from typing import NoReturn
 
 import structlog
 
@@ -15,6 +19,15 @@ import fibsbot.cli.bench  # noqa: F401  registers `bench`
 import fibsbot.cli.duel  # noqa: F401  registers `duel`
 import fibsbot.cli.moves  # noqa: F401  registers `moves`
 from fibsbot.cli.registry import COMMANDS, UserError, describe_os_error
+
+
+class OneLineErrorParser(argparse.ArgumentParser):
+    """A mistake in the command line in one line, as every other mistake in the input is
+    reported, instead of argparse's usage block above it; ``--help`` still shows the usage.
+    Subcommands' parsers are made of the same class (argparse takes the parent's)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}; see {self.prog} --help\n")
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -33,7 +46,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     import fibsbot.cli.status  # noqa: F401  registers `status`
     import fibsbot.cli.train  # noqa: F401  registers `train`
 
-    parser = argparse.ArgumentParser(
+    parser = OneLineErrorParser(
         prog="fibsbot",
         description="A backgammon bot for FIBS-style servers, and the engine and training behind it.",
     )
@@ -58,6 +71,37 @@ def log_to_stderr() -> None:
     structlog.configure(logger_factory=_stderr_logger)
 
 
+def _is_player_spec_error(exc: Exception) -> bool:
+    """Whether ``exc`` is the engine's PlayerSpecError (a net or player that does not exist),
+    without importing the engine, which loads numba: no spec was read if it is not loaded."""
+    registry = sys.modules.get("engine.players.registry")
+    return registry is not None and isinstance(exc, registry.PlayerSpecError)
+
+
+def _reader_gone(stream) -> bool:
+    """Whether ``stream`` is a pipe whose reading end was closed (``fibsbot status | head -3``):
+    Linux reports POLLERR on such a pipe's writing end, and on nothing else that is still open."""
+    try:
+        poller = select.poll()
+        poller.register(stream.fileno(), select.POLLOUT)
+        return any(events & select.POLLERR for _fd, events in poller.poll(0))
+    except (AttributeError, OSError, ValueError):  # no file behind it (a test's StringIO), or closed
+        return False
+
+
+def _quiet_after_broken_pipe() -> int:
+    """End like a Unix tool whose reader left: no message, the status of a SIGPIPE death.
+    stdout and stderr are pointed at /dev/null first, or Python's flush at exit would
+    raise again and print "Exception ignored ... BrokenPipeError"."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            os.dup2(devnull, stream.fileno())
+        except (AttributeError, OSError, ValueError):
+            pass
+    return 128 + signal.SIGPIPE
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(argv[0] if argv else None)
@@ -66,12 +110,26 @@ def main(argv: list[str] | None = None) -> int:
     logging_before = structlog.get_config()
     log_to_stderr()
     try:
-        return run(args)
+        code = run(args)
+        sys.stdout.flush()  # here, where a reader that has gone can still be told from an error
+        return code
     except UserError as exc:
-        print(f"fibsbot {args.command}: error: {exc}", file=sys.stderr)
-        return 2
+        return _report_error(args.command, str(exc))
+    except BrokenPipeError:
+        if _reader_gone(sys.stdout) or _reader_gone(sys.stderr):
+            return _quiet_after_broken_pipe()
+        raise  # a socket's, not our output's: a failure to see
     except (OSError, UnicodeDecodeError) as exc:  # unreadable files or input that is not UTF-8
-        print(f"fibsbot {args.command}: error: {describe_os_error(exc)}", file=sys.stderr)
-        return 2
+        return _report_error(args.command, describe_os_error(exc))
+    except ValueError as exc:
+        if _is_player_spec_error(exc):  # a spec read deep inside a command, after its own checks
+            return _report_error(args.command, str(exc))
+        raise
     finally:
         structlog.configure(**logging_before)  # a caller in the same process keeps its own
+
+
+def _report_error(command_name: str, message: str) -> int:
+    """The one line a mistake in the input gets, and its exit code."""
+    print(f"fibsbot {command_name}: error: {message}", file=sys.stderr)
+    return 2
