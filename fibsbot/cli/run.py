@@ -23,6 +23,7 @@ def _setup(p: argparse.ArgumentParser) -> None:
 
 @command("run", "run the bot: log into the configured server and play (stop with SIGTERM or Ctrl-C)")(_setup)
 def _run(args: argparse.Namespace) -> int:
+    from fibsbot.cli.run_checks import check_player, check_server_reachable
     from fibsbot.client.connection import LoginConfigError, LoginGivenUp
     from fibsbot.config import ConfigError, load_settings
     from fibsbot.console import Console
@@ -31,10 +32,14 @@ def _run(args: argparse.Namespace) -> int:
     try:
         settings = load_settings(args.config)
         user, _ = settings.fibs_login()
+        check_player(settings)
         check_data_dir(settings)  # before the log: a data dir that takes no file cannot take the log either
+        check_server_reachable(settings)
         log_path = prepare_logging(settings)
     except ConfigError as exc:
         raise UserError(str(exc)) from exc
+    except UnicodeDecodeError as exc:  # the TOML reader names no file
+        raise UserError(f"{args.config}: not a settings file (not UTF-8 text)") from exc
     console = Console(user, sys.stderr, quiet=args.quiet)
     console.say(f"logging to {log_path}")
     try:
