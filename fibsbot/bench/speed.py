@@ -117,17 +117,22 @@ BENCH_NET = "default"  # the net the search benchmarks time (`fibsbot bench --ne
 
 
 def shipped_net_evaluator():
-    """The default net (or ``BENCH_NET``) when shipped; else a fresh net of the shipped
-    size (speed does not depend on the weights)."""
+    """``BENCH_NET`` (the shipped default net unless ``--net`` names another).  Only when
+    the default is asked for and not shipped (a checkout without its nets) does a fresh
+    net of the shipped size stand in (speed does not depend on the weights); a net named
+    on purpose that does not exist is an error (PlayerSpecError), never timed as another."""
     from engine.eval.evaluator import Evaluator
     from engine.eval.net import Net
+    from engine.players.registry import PlayerSpecError
     from nets.player import resolve_net_path
 
     try:
         path = resolve_net_path(BENCH_NET)
         what = "shipped default net" if BENCH_NET == "default" else f"net {BENCH_NET}"
         return Evaluator.load(path), what
-    except ValueError:
+    except PlayerSpecError:
+        if BENCH_NET != "default":
+            raise
         return Evaluator(
             Net.create("gnubg5", "contact2", 400), Net.create("gnubg5", "race", 64)
         ), "untrained net of the shipped size (gnubg5, contact2 encoding, 400 hidden)"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from fibsbot.cli.registry import UserError, command
+from fibsbot.cli.registry import UserError, command, net_path
 
 # written out rather than read from fibsbot.bench, whose import loads numba for every
 # command; a test holds this list to the benchmarks registered there
@@ -18,6 +18,7 @@ BENCHMARK_NAMES = (
     "ply2",
     "table",
     "rollout",
+    "cubeful_rollout",
     "first_move",
     "labels",
 )
@@ -36,6 +37,7 @@ def _add_bench_args(p: argparse.ArgumentParser) -> None:
 
 @command("bench", "measure the engine's speed on one core (move generation, self-play, ...)")(_add_bench_args)
 def _bench(args: argparse.Namespace) -> int:
+    import fibsbot.bench.cubeful_rollout  # noqa: F401  registers the cubeful rollout benchmark
     import fibsbot.bench.labels  # noqa: F401  registers the labellers' benchmark
     import fibsbot.bench.rollout  # noqa: F401  registers the rollout benchmark
     import fibsbot.bench.search  # noqa: F401  registers the search benchmarks
@@ -44,11 +46,14 @@ def _bench(args: argparse.Namespace) -> int:
     import fibsbot.bench.table  # noqa: F401  registers the table level's benchmark
     from fibsbot.bench.speed import BENCHMARKS, run_benchmarks
 
-    speed.BENCH_NET = args.net
-
     unknown = sorted(set(args.only or ()) - set(BENCHMARKS))
     if unknown:
         raise UserError(f"unknown benchmark {', '.join(unknown)}; known: {', '.join(sorted(BENCHMARKS))}")
+    # before any timing: a misspelt net is an error, never a figure for another net (only a
+    # checkout without the shipped default times an untrained net of its size instead)
+    if args.net != "default":
+        net_path(args.net)
+    speed.BENCH_NET = args.net
     results = run_benchmarks(args.only)
     if args.json:
         print(json.dumps(results))

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import structlog
 
-from fibsbot.cli.registry import UserError, command
+from fibsbot.cli.registry import UserError, command, describe_listen_error
 
 
 def _setup(p: argparse.ArgumentParser) -> None:
@@ -64,7 +64,7 @@ async def serve(agent, host: str, port: int, *, our_name: str | None, once: bool
     try:
         server = await asyncio.start_server(handle, host, port, limit=MAX_REQUEST)
     except OSError as exc:
-        raise UserError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
+        raise UserError(describe_listen_error(host, port, exc)) from exc
     bound = server.sockets[0].getsockname()
     print(f"listening on {bound[0]}:{bound[1]}", flush=True)
     async with server:

@@ -35,3 +35,26 @@ def describe_os_error(exc: Exception) -> str:
         reason = exc.strerror[0].lower() + exc.strerror[1:]
         return f"{exc.filename}: {reason}" if exc.filename is not None else reason
     return str(exc)
+
+
+def describe_listen_error(host: str, port: int, exc: OSError) -> str:
+    """``cannot listen on HOST:PORT: address already in use``: asyncio's own message repeats
+    the address, so the reason is taken from the error number where there is one."""
+    import os
+
+    number = exc.errno or 0
+    # a failed name lookup (socket.gaierror) has a negative number and a text of its own
+    reason = os.strerror(number) if number > 0 else (exc.strerror or str(exc))
+    return f"cannot listen on {host}:{port}: {reason[0].lower() + reason[1:]}"
+
+
+def net_path(name: str):
+    """The weights file of a net name or path, or a clear error: every command that takes
+    ``--net`` checks it before any work, so that a misspelt name never runs as another net."""
+    from engine.players.registry import PlayerSpecError
+    from nets.player import resolve_net_path
+
+    try:
+        return resolve_net_path(name)
+    except PlayerSpecError as exc:
+        raise UserError(str(exc)) from exc

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 
-from fibsbot.cli.registry import UserError, command
+from fibsbot.cli.registry import UserError, command, describe_listen_error
 
 
 def _setup(p: argparse.ArgumentParser) -> None:
@@ -61,5 +61,5 @@ def _server(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         return 0
     except OSError as exc:
-        raise UserError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
+        raise UserError(describe_listen_error(args.host, args.port, exc)) from None
     return 0

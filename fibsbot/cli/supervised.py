@@ -1,23 +1,20 @@
 """`fibsbot train prune|harvest|relabel|fit`: the supervised side of training (the
-commands are registered by ``fibsbot.cli.train``), and the net-name lookup every
-training command shares."""
+commands are registered by ``fibsbot.cli.train``)."""
 
 from __future__ import annotations
 
 import argparse
 
-from fibsbot.cli.registry import UserError
+from fibsbot.cli.registry import UserError, net_path
 
 
-def net_path(name: str):
-    """The weights file of a net name or path, or a clear error."""
-    from engine.players.registry import PlayerSpecError
-    from nets.player import resolve_net_path
+def harvest_dir(path: str) -> None:
+    """A harvest directory named as input exists: a missing one is a mistake, not an empty harvest."""
+    from pathlib import Path
 
-    try:
-        return resolve_net_path(name)
-    except PlayerSpecError as exc:
-        raise UserError(str(exc)) from exc
+    if not Path(path).is_dir():
+        what = "a file, not a harvest directory" if Path(path).exists() else "no such folder"
+        raise UserError(f"{path}: {what}")
 
 
 def prune(args: argparse.Namespace) -> int:
@@ -87,6 +84,7 @@ def relabel(args: argparse.Namespace) -> int:
 
     if args.chunk_positions < 1 or args.threads < 1 or (args.positions is not None and args.positions < 1):
         raise UserError("--positions, --chunk-positions and --threads must be positive")
+    harvest_dir(args.src)
     try:
         labeller = parse_labeller(args.labeller, args.threads)
         labeller.require()
@@ -120,6 +118,9 @@ def fit(args: argparse.Namespace) -> int:
     from nets.train.label_sets import LabelSetError, is_label_set, read_label_set
 
     start = Evaluator.load(net_path(args.net))
+    for data in args.data:
+        if not is_label_set(data):
+            harvest_dir(data)
     try:
         read = [read_label_set(d) if is_label_set(d) else (*load_harvest(d), harvest_extent(d)) for d in args.data]
     except LabelSetError as exc:

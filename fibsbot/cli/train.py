@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from fibsbot.cli.registry import UserError, command
-from fibsbot.cli.supervised import fit, harvest, net_path, prune, relabel
+from fibsbot.cli.registry import UserError, command, net_path
+from fibsbot.cli.supervised import fit, harvest, prune, relabel
 
 
 def _schedule(text: str) -> list:
@@ -196,6 +196,8 @@ def _train(args: argparse.Namespace) -> int:
             print(plot_progress(args.csv, args.out))
         except RuntimeError as exc:
             raise UserError(str(exc)) from exc
+        except UnicodeDecodeError as exc:  # Python's message names no file
+            raise UserError(f"{args.csv}: not a progress.csv (not UTF-8 text)") from exc
         return 0
     if args.train_command == "export":
         return _export(args)
