@@ -47,6 +47,8 @@ def _analyse(args: argparse.Namespace) -> int:
     matches = []
     for name in args.files:
         path = Path(name)
+        if path.is_dir():
+            raise UserError(f"{path}: a folder, not a match file: name the files (e.g. {path / '*.mat'})")
         if not path.is_file():
             raise UserError(f"{path}: no such file")
         try:

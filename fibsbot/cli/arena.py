@@ -7,7 +7,7 @@ import asyncio
 import json
 import sys
 
-from fibsbot.cli.registry import UserError, command
+from fibsbot.cli.registry import UserError, command, net_path
 
 
 def _setup(p: argparse.ArgumentParser) -> None:
@@ -50,6 +50,31 @@ def _setup(p: argparse.ArgumentParser) -> None:
     )
 
 
+SPARRING_STYLES = ("pubeval", "blitz")  # the sparring bots besides a net of ours (fibsbot.arena.sparring)
+
+
+def check_players(net: str, opponent: str) -> None:
+    """Both sides exist, before the data dir is touched: ``--net`` names a net, and
+    ``--opponent`` is a sparring style or a net (``net:NAME@PLY``; a bare NAME that names
+    a net plays as one too)."""
+    from engine.players.registry import PlayerSpecError
+    from nets.player import resolve_net_path, shipped_nets
+
+    net_path(net)
+    if opponent in SPARRING_STYLES:
+        return
+    if opponent.startswith("net:"):
+        net_path(opponent.removeprefix("net:").partition("@")[0])  # a bad level is named when the net loads
+        return
+    try:
+        resolve_net_path(opponent.partition("@")[0])
+    except PlayerSpecError:
+        raise UserError(
+            f"--opponent {opponent!r}: no such opponent; choose {', '.join(SPARRING_STYLES)} or net:NAME@PLY "
+            f"(NAME shipped: {', '.join(shipped_nets())}, or a path to a .npz)"
+        ) from None
+
+
 @command("arena", "play matches against a sparring bot on a local FIBS-style server, with full records")(_setup)
 def _arena(args: argparse.Namespace) -> int:
     from engine.players.registry import PlayerSpecError
@@ -58,6 +83,7 @@ def _arena(args: argparse.Namespace) -> int:
 
     if args.length < 1 or args.matches < 1:
         raise UserError("--length and --matches must be at least 1")
+    check_players(args.net, args.opponent)
 
     def progress(text: str) -> None:
         print(text, file=sys.stderr, flush=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from fibsbot.cli.registry import UserError, command
+from fibsbot.cli.registry import UserError, command, net_path
 
 
 def _setup(p: argparse.ArgumentParser) -> None:
@@ -32,6 +32,8 @@ def _report(args: argparse.Namespace) -> int:
     data_dir = existing_data_dir(args.data_dir)
     if args.analyse < 0:
         raise UserError("--analyse must be 0 or more")
+    if args.analyse:
+        net_path(args.net)  # checked even where no match waits for an analysis: a misspelt net is a mistake now
     try:
         result = build_report(data_dir, Path(args.out), analyse=args.analyse, ply=args.ply, net=args.net)
     except (MissingMatplotlib, DataDirError) as exc:

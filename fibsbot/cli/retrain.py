@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from fibsbot.cli.registry import UserError, command
+from fibsbot.cli.registry import UserError, command, net_path
 from nets.train.labellers import DEFAULT_ROLLOUT
 from nets.train.mix import DEFAULT_RATIO
 from nets.train.real_life import REAL_LIFE_LABELLER
@@ -114,8 +114,11 @@ def _retrain(args: argparse.Namespace) -> int:
                 raise UserError(str(exc)) from exc
     if args.roll_back:
         return _roll_back(config.data_dir, args.roll_back)
+    if config.data_dir.exists() and not config.data_dir.is_dir():
+        raise UserError(f"{config.data_dir}: a file, not a data directory")
     if not config.data_dir.exists():
         raise UserError(f"no data directory {config.data_dir}: play some matches first (fibsbot arena)")
+    net_path(args.net)  # the incumbent where the data dir has promoted none: a misspelt name fails before any work
     queue_path = config.data_dir / "queue.sqlite"
     open_queue = partial(TrainingQueue, queue_path) if queue_path.exists() else None
     from fibsbot.owner.live import record_retrain

@@ -20,6 +20,11 @@ def existing_data_dir(option: str | None) -> Path:
     from fibsbot.owner.status import is_empty
 
     data_dir = Path(option) if option else default_data_dir()
+    if data_dir.exists() and not data_dir.is_dir():
+        raise UserError(
+            f"{data_dir}: a file, not a data directory (the folder that holds the bot's matches/, log/ "
+            "and queue.sqlite)"
+        )
     if not data_dir.is_dir() or is_empty(data_dir):
         raise UserError(
             f"{data_dir}: no records yet: start the daemon (fibsbot run) or play some matches "
