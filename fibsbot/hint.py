@@ -11,11 +11,23 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from engine.eval.static import WON
 from engine.players.agent import Agent
-from engine.rules.ids import CENTRED, MatchState, board_from_position_id, match_state_from_id, parse_xgid, position_id
+from engine.rules.ids import (
+    CENTRED,
+    MatchState,
+    board_from_position_id,
+    match_id,
+    match_state_from_id,
+    parse_xgid,
+    position_id,
+)
 from engine.rules.moves import check_dice
 from engine.rules.notation import format_gnubg
 from engine.rules.position import Position
+from nets.player import ROLLER, TABLE
+
+PROBABILITY_COLUMNS = ("Win", "W(g)", "W(bg)", "L(g)", "L(bg)")  # gnubg's order and names
 
 
 class HintError(ValueError):
@@ -71,6 +83,15 @@ def parse_request(
     return HintRequest(np.ascontiguousarray(board, dtype=np.int8), state, (dice[0], dice[1]) if dice else None)
 
 
+def agent_level(agent: Agent) -> str:
+    """The level of a player spec's ``@LEVEL``: ``0``, ``1``, ``2``, ``table`` (2-ply with a
+    deeper look at close decisions, which an agent given time to think takes) or ``roller``
+    (whose deeper look is its own: short rollouts)."""
+    if agent.look is not None:
+        return ROLLER
+    return TABLE if agent.think > 0 else str(agent.ply)
+
+
 def hint(agent: Agent, request: HintRequest, limit: int | None = None) -> dict:
     """Ranked moves (best first) for a roll, else the cube decision."""
     board, state = request.board, request.state
@@ -88,7 +109,13 @@ def hint(agent: Agent, request: HintRequest, limit: int | None = None) -> dict:
                     "ply": ranked.ply,
                 }
             )
-        answer = {"player": agent.name, "dice": list(request.dice), "ply": agent.ply, "moves": moves}
+        answer = {
+            "player": agent.name,
+            "level": agent_level(agent),
+            "dice": list(request.dice),
+            "ply": agent.ply,
+            "moves": moves,
+        }
         if agent.ply > 0:
             answer["filters"] = [float(f) for f in agent.filters]  # (k1, w1, k2, w2): see filter_note
         return answer
@@ -104,6 +131,7 @@ def hint(agent: Agent, request: HintRequest, limit: int | None = None) -> dict:
         kind = "double"
     return {
         "player": agent.name,
+        "level": agent_level(agent),
         "decision": kind,
         "action": decision.action,
         "ply": agent.ply,
@@ -115,15 +143,54 @@ def hint(agent: Agent, request: HintRequest, limit: int | None = None) -> dict:
 def parse_batch_line(line: str) -> HintRequest:
     """``POSITION_ID [MATCH_ID] [D1 D2]``; money play when there is no Match ID."""
     fields = line.split()
-    if len(fields) not in (1, 2, 3, 4):
-        raise HintError(f"expected 'POSITION_ID [MATCH_ID] [D1 D2]', got {line.strip()!r}")
-    dice = None
-    if len(fields) >= 3:
-        if not (fields[-1].isdigit() and fields[-2].isdigit()):
-            raise HintError(f"dice must be two numbers, got {fields[-2:]}")
-        dice = (int(fields[-2]), int(fields[-1]))
-        fields = fields[:-2]
-    return parse_request(fields[0], fields[1] if len(fields) == 2 else None, dice=dice)
+    # the dice are the short numbers at the end; an ID is never that short
+    dice_fields = 0
+    while dice_fields < len(fields) - 1 and fields[-1 - dice_fields].isdigit() and len(fields[-1 - dice_fields]) <= 2:
+        dice_fields += 1
+    ids = fields[: len(fields) - dice_fields]
+    if dice_fields not in (0, 2) or len(ids) not in (1, 2):
+        what = f"one die ({fields[-1]}): a roll is two numbers" if dice_fields == 1 else "fields that do not fit"
+        raise HintError(f"{what}; expected 'POSITION_ID [MATCH_ID] [D1 D2]', got {line.strip()!r}")
+    dice = (int(fields[-2]), int(fields[-1])) if dice_fields == 2 else None
+    return parse_request(ids[0], ids[1] if len(ids) == 2 else None, dice=dice)
+
+
+def describe_request(request: HintRequest, answer: dict) -> list[str]:
+    """The question the text answer answers: the IDs, the score and cube, the dice and who
+    was asked at what level, so that a pasted answer says what it is about."""
+    state = request.state
+    decider = state.to_decide if state.doubled else state.on_roll
+    assert decider is not None  # MatchState.__post_init__ fills to_decide from on_roll
+    mine = as_player0(state, decider)  # the score and cube as the one deciding sees them
+    who = "the player to decide" if state.doubled else "the player on roll"
+    if state.match_length:
+        game = f"{state.match_length}-point match, score {mine.score[0]}-{mine.score[1]} ({who} first)"
+        game += ", Crawford game" if state.crawford else ""
+    else:
+        game = "money game"
+    if mine.cube_owner == CENTRED:
+        cube = f"cube {state.cube} centred"
+    else:
+        cube = f"cube {state.cube} owned by {who if mine.cube_owner == 0 else 'the opponent'}"
+    if state.doubled:
+        cube += ", doubled: take or drop"
+    roll = f"dice {request.dice[0]}-{request.dice[1]}" if request.dice else "before rolling: the cube decision"
+    with_dice = replace(state, dice=request.dice) if request.dice else state  # the IDs gnubg would show
+    return [
+        f"Position ID {position_id(request.board)}   Match ID {match_id(with_dice)}",
+        f"{game}, {cube}, {roll}",
+        f"asked: {answer['player']} ({describe_level(answer)})",
+    ]
+
+
+DEEPER_LEVELS = {
+    TABLE: "table level: cubeful 2-ply, then a deeper look at close decisions while time allows",
+    ROLLER: "roller level: cubeful 2-ply, then short cubeful rollouts of close decisions",
+}
+
+
+def describe_level(answer: dict) -> str:
+    return DEEPER_LEVELS.get(answer.get("level", ""), f"{answer['ply']}-ply")
 
 
 def filter_note(answer: dict) -> str:
@@ -137,23 +204,38 @@ def filter_note(answer: dict) -> str:
     passes = f"the best {k1:.0f} within {w1:.3f} of the best 0-ply equity go on to 1-ply"
     if ply >= 2:
         passes += f", and of those the best {k2:.0f} within {w2:.3f} of the best 1-ply equity go on to 2-ply"
+    level = answer.get("level", "")
+    asked = f"the {level} level searches {ply} plies" if level in DEEPER_LEVELS else f"{ply}-ply asked"
     return (
-        f"{ply}-ply asked: {deep} of the {len(moves)} moves listed reached it; each shows the ply it stopped at.\n"
+        f"{asked}: {deep} of the {len(moves)} moves listed reached it; each shows the ply it stopped at.\n"
         f"The move filter: {passes}; a pass left with fewer than 2 moves is not run (the best move is clear)."
     )
 
 
-def format_text(answer: dict) -> str:
+def _ply_label(ply: int) -> str:
+    return "won" if ply == WON else f"{ply}-ply"  # a move that ends the game has an exact value, no depth
+
+
+def format_text(answer: dict, request: HintRequest | None = None) -> str:
+    """gnubg's kind of hint text; with the ``request``, led by what was asked."""
+    lines = describe_request(request, answer) if request is not None else []
+    columns = " ".join(f"{name:>5s}" for name in PROBABILITY_COLUMNS)
     if "moves" in answer:
-        lines = []
+        lines.append(f"{'':4s} {'ply':5s}  {'move':28s} {'equity':11s}   {columns}")
         for rank, move in enumerate(answer["moves"], 1):
-            probs = " ".join(f"{p:.3f}" for p in move["probs"])
-            lines.append(f"{rank:3d}. {move['ply']}-ply  {move['move']:28s} Eq.: {move['equity']:+.3f}   {probs}")
+            probs = " ".join(f"{p:5.3f}" for p in move["probs"])
+            lines.append(
+                f"{rank:3d}. {_ply_label(move['ply']):5s}  {move['move']:28s} Eq.: {move['equity']:+.3f}   {probs}"
+            )
         note = filter_note(answer)
         return "\n".join(lines + ([note] if note else []))
-    probs = " ".join(f"{p:.3f}" for p in answer["probs"])
+    probs = " ".join(f"{p:5.3f}" for p in answer["probs"])
     eq = "  ".join(f"{k.replace('_', ' ')}: {v:+.3f}" for k, v in answer["equities"].items())
-    return (
-        f"0-ply cubeless probabilities: {probs}\n{answer['ply']}-ply cubeful equities: {eq}\n"
-        f"Proper cube action: {answer['action']}"
-    )
+    level = answer.get("level", "")
+    depth = f"{level}-level" if level in DEEPER_LEVELS else f"{answer['ply']}-ply"
+    lines += [
+        f"0-ply cubeless probabilities ({columns.strip()}): {probs}",
+        f"{depth} cubeful equities: {eq}",
+        f"Proper cube action: {answer['action']}",
+    ]
+    return "\n".join(lines)

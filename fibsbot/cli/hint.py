@@ -41,9 +41,13 @@ def _open_batch(path: str):
 @command("hint", "rank the moves of a roll, or give the cube decision, like gnubg's hint")(_setup)
 def _hint(args: argparse.Namespace) -> int:
     from engine.players.registry import PlayerSpecError
-    from fibsbot.hint import HintError, format_text, hint, parse_batch_line, parse_request
+    from fibsbot.hint import HintError, format_text, hint, parse_request
     from nets.player import load_agent
 
+    if args.batch and (args.position_id or args.match_id or args.xgid or args.dice):
+        raise UserError(
+            "--batch reads every request from its file: give it without --position-id, --match-id, --xgid and --dice"
+        )
     stream = _open_batch(args.batch) if args.batch else None  # before the net loads: a bad path fails at once
     try:
         if args.player and not args.player.startswith("net:"):
@@ -53,20 +57,39 @@ def _hint(args: argparse.Namespace) -> int:
         raise UserError(str(exc)) from exc
     if stream is not None:
         with stream:
-            for lineno, line in enumerate(stream, 1):
-                if not line.strip():
-                    continue
-                try:
-                    answer = hint(agent, parse_batch_line(line), args.limit)
-                except HintError as exc:
-                    answer = {"error": f"line {lineno}: {exc}"}
-                answer["request"] = line.strip()
-                print(json.dumps(answer), flush=True)
+            _answer_batch(agent, stream, args.batch, args.limit)
         return 0
     try:
         request = parse_request(args.position_id, args.match_id, args.xgid, tuple(args.dice) if args.dice else None)
     except HintError as exc:
         raise UserError(str(exc)) from exc
     answer = hint(agent, request, args.limit)
-    print(json.dumps(answer) if args.json else format_text(answer))
+    print(json.dumps(answer) if args.json else format_text(answer, request))
     return 0
+
+
+def _answer_batch(agent, stream, path: str, limit: int | None) -> None:
+    """One JSON answer a request line, in order; a line that cannot be answered gets an
+    ``error`` answer in its place and, once every line is answered, one line on stderr
+    (through UserError: exit 2), so that a bad line is neither silent nor the end of the batch."""
+    from fibsbot.hint import HintError, hint, parse_batch_line
+
+    bad: list[str] = []
+    lineno = 0
+    try:
+        for lineno, line in enumerate(stream, 1):
+            if not line.strip():
+                continue
+            try:
+                answer = hint(agent, parse_batch_line(line), limit)
+            except HintError as exc:
+                bad.append(f"line {lineno}: {exc}")
+                answer = {"error": bad[-1]}
+            answer["request"] = line.strip()
+            print(json.dumps(answer), flush=True)
+    except UnicodeDecodeError as exc:
+        where = f" (after line {lineno})" if lineno else ""
+        raise UserError(f"--batch {path}: not UTF-8 text{where}") from exc
+    if bad:
+        more = f" (and {len(bad) - 1} more; each has an 'error' answer in its place)" if len(bad) > 1 else ""
+        raise UserError(f"--batch {path}: {bad[0]}{more}")

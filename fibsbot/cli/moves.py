@@ -36,21 +36,10 @@ def _moves(args: argparse.Namespace) -> int:
     from engine.rules.notation import format_gnubg
 
     if args.batch:
-        stream = sys.stdin if args.batch == "-" else open(args.batch, encoding="utf-8")
-        with stream:
-            for lineno, line in enumerate(stream, 1):
-                fields = line.split()
-                if not fields:
-                    continue
-                if len(fields) != 3 or not fields[1].isdigit() or not fields[2].isdigit():
-                    raise UserError(f"line {lineno}: expected 'POSITION_ID D1 D2', got {line.strip()!r}")
-                d1, d2 = int(fields[1]), int(fields[2])
-                try:
-                    position = _parse_request(fields[0], d1, d2)
-                except UserError as exc:
-                    raise UserError(f"line {lineno}: {exc}") from exc
-                ids = sorted(position_id(after.flip().board) for _, after in legal_moves(position, d1, d2))
-                print(f"{fields[0]} {d1} {d2}: {' '.join(ids)}")
+        try:
+            _answer_batch(args.batch)
+        except UnicodeDecodeError as exc:  # Python's message names no file
+            raise UserError(f"--batch {args.batch}: not UTF-8 text") from exc
         return 0
     if not args.position_id or not args.dice:
         raise UserError("give --position-id and --dice, or --batch FILE")
@@ -60,3 +49,25 @@ def _moves(args: argparse.Namespace) -> int:
         text = format_gnubg(position.board, move) if move else "(no legal move)"
         print(f"{position_id(after.flip().board)}  {text}")
     return 0
+
+
+def _answer_batch(path: str) -> None:
+    """Each line's legal results; the first bad line ends the batch with its line number."""
+    from engine.rules.ids import position_id
+    from engine.rules.moves import legal_moves
+
+    stream = sys.stdin if path == "-" else open(path, encoding="utf-8")
+    with stream:
+        for lineno, line in enumerate(stream, 1):
+            fields = line.split()
+            if not fields:
+                continue
+            if len(fields) != 3 or not fields[1].isdigit() or not fields[2].isdigit():
+                raise UserError(f"line {lineno}: expected 'POSITION_ID D1 D2', got {line.strip()!r}")
+            d1, d2 = int(fields[1]), int(fields[2])
+            try:
+                position = _parse_request(fields[0], d1, d2)
+            except UserError as exc:
+                raise UserError(f"line {lineno}: {exc}") from exc
+            ids = sorted(position_id(after.flip().board) for _, after in legal_moves(position, d1, d2))
+            print(f"{fields[0]} {d1} {d2}: {' '.join(ids)}")
