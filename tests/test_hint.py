@@ -34,8 +34,10 @@ def test_batch_answers_in_order_with_errors_in_place(tmp_path, capsys):
     mid = match_id(MatchState(match_length=5, score=(2, 3), dice=(6, 1)))
     batch = tmp_path / "req.txt"
     batch.write_text(f"{OPENING} 3 1\n{OPENING} {mid}\nnot-an-id 3 1\n{OPENING}\n")
-    assert main(["hint", "--batch", str(batch), "--ply", "0"]) == 0
-    answers = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert main(["hint", "--batch", str(batch), "--ply", "0"]) == 2  # every line answered, the bad one on stderr too
+    captured = capsys.readouterr()
+    assert "line 3: Position ID 'not-an-id'" in captured.err
+    answers = [json.loads(line) for line in captured.out.splitlines()]
     assert len(answers) == 4
     assert answers[0]["moves"][0]["move"] == "8/5 6/5"
     assert answers[1]["dice"] == [6, 1]  # the Match ID's dice are used
@@ -56,7 +58,7 @@ def test_moves_the_filter_kept_from_the_depth_asked_for_are_explained(capsys):
     assert main(["hint", "--position-id", OPENING, "--dice", "3", "1", "--ply", "1", "--json"]) == 0
     plies = [m["ply"] for m in json.loads(capsys.readouterr().out)["moves"]]
     assert main(["hint", "--position-id", OPENING, "--dice", "3", "1", "--ply", "1"]) == 0
-    lines = capsys.readouterr().out.splitlines()
+    lines = capsys.readouterr().out.splitlines()[4:]  # after what was asked (3 lines) and the header
     assert 0 < plies.count(1) < len(plies)  # the filter stopped some moves at 0-ply
     assert (
         lines[len(plies)] == f"1-ply asked: {plies.count(1)} of the {len(plies)} moves listed reached it; "
@@ -77,12 +79,12 @@ def test_the_filter_note_names_both_passes_of_a_two_ply_search():
             for m, p in (("8/5 6/5", 1), ("13/10 24/23", 1), ("13/9", 0))
         ],
     }
-    note = format_text(answer).splitlines()[3:]
+    note = format_text(answer).splitlines()[4:]  # after the header and the 3 moves
     assert note[0] == "2-ply asked: 0 of the 3 moves listed reached it; each shows the ply it stopped at."
     assert "and of those the best 6 within 0.120 of the best 1-ply equity go on to 2-ply" in note[1]
     assert "fewer than 2 moves is not run" in note[1]
     answer["moves"] = [dict(m, ply=2) for m in answer["moves"]]
-    assert len(format_text(answer).splitlines()) == 3  # nothing to explain
+    assert len(format_text(answer).splitlines()) == 4  # the header and the moves: nothing to explain
 
 
 def test_bad_requests_are_clear_errors():
