@@ -24,6 +24,12 @@ def _setup(p: argparse.ArgumentParser) -> None:
         help="refuse unknown names at login (accounts then come from the guest login)",
     )
     p.add_argument("--ready", action="store_true", help="new accounts start with 'toggle ready' on")
+    p.add_argument(
+        "--glue-tell-echo",
+        action="store_true",
+        help="send the echo of a player's own tell without its line end, glued to the next line, as a foreign "
+        "server did (a test bed for clients)",
+    )
     p.add_argument("--verbose", action="store_true", help="log every connection and command (stderr)")
 
 
@@ -44,6 +50,7 @@ def _server(args: argparse.Namespace) -> int:
             idle_timeout=args.idle_timeout,
             create_accounts=not args.no_create_accounts,
             new_account_toggles={"ready": True} if args.ready else {},
+            glue_tell_echo=args.glue_tell_echo,
         )
     except ValidationError as exc:
         raise UserError(f"bad server settings: {exc.errors()[0]['msg']}") from None

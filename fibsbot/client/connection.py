@@ -147,7 +147,9 @@ class BotClient(EventDispatch):
 
     def status_text(self) -> str:
         d = self.driver
-        finished = f"{d.matches_finished} matches finished"
+        # every reply ends a sentence: a server that glues the next line to the echo of
+        # our tell is then split where the sentence ends (fibsbot.protocol.glue)
+        finished = f"{d.matches_finished} matches finished."
         if not d.in_match:
             return f"idle, {finished}"
         snapshot = d.snapshot()
