@@ -36,7 +36,7 @@ from engine.rules.boards import mover_win_points
 from engine.rules.dice import DISTINCT_ROLLS, ROLL_WEIGHTS, game_seed
 from engine.rules.moves import generate_moves
 from engine.search.context import evaluate0
-from engine.search.nply import pruned
+from engine.search.nply import pruned_results
 
 MAX_TURNS = 2000
 
@@ -79,27 +79,13 @@ def choose_cubeful(player, rules, mover, cube, owner, boards, n):
             return i, game_value(rules, mover, mover, mover_win_points(boards[i]), cube, owner), -1
     keep = prune if ctx.prune_keep > 0 else 0
     if keep <= 0 or n <= keep:
-        static_set(ctx, boards, n, probs)
-        best, best_value = 0, -np.inf
-        for i in range(n):
-            value = _mover_value(rules, mover, cube, owner, boards[i], probs[i])
-            if value > best_value:
-                best, best_value = i, value
-        return best, best_value, best
-    mask = np.zeros(n, np.bool_)
-    pruned(ctx, boards, n, np.empty((2, 25), np.int8), keep, mask)
-    few = np.empty((keep, 2, 25), np.int8)
-    where = np.empty(keep, np.int64)
-    m = 0
-    for i in range(n):
-        if mask[i]:
-            few[m] = boards[i]
-            where[m] = i
-            m += 1
-    static_set(ctx, few, m, probs)
+        scored, where, m = boards, np.arange(n), n
+    else:
+        scored, where, m = pruned_results(ctx, boards, n, keep)
+    static_set(ctx, scored, m, probs)
     best, best_value = 0, -np.inf
     for c in range(m):
-        value = _mover_value(rules, mover, cube, owner, few[c], probs[c])
+        value = _mover_value(rules, mover, cube, owner, scored[c], probs[c])
         if value > best_value:
             best, best_value = c, value
     return where[best], best_value, best

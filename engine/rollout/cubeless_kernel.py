@@ -18,8 +18,7 @@ from engine.rollout.game import BORNE_OFF, OUT_OF_TURNS, PLAYERS_CHOOSE, STOP, S
 from engine.rules.dice import DISTINCT_ROLLS, ROLL_WEIGHTS, game_seed
 from engine.rules.moves import generate_moves
 from engine.search.context import evaluate0
-from engine.search.nply import invert_probs, rank_candidates
-from engine.search.nply import pruned as _pruned
+from engine.search.nply import invert_probs, pruned_results, rank_candidates
 from engine.search.nply import won_probs as _won
 
 MAX_TURNS = 2000
@@ -47,16 +46,7 @@ def _choose0(player, board, n, boards):
         if boards[i, 0].sum() == 0:
             _won(boards[i], chosen)
             return i
-    mask = np.zeros(n, np.bool_)
-    _pruned(ctx, boards, n, np.empty((2, 25), np.int8), keep, mask)
-    few = np.empty((keep, 2, 25), np.int8)
-    where = np.empty(keep, np.int64)
-    m = 0
-    for i in range(n):
-        if mask[i]:
-            few[m] = boards[i]
-            where[m] = i
-            m += 1
+    few, where, m = pruned_results(ctx, boards, n, keep)
     static_set(ctx, few, m, probs)
     top = 0
     for c in range(1, m):

@@ -86,6 +86,23 @@ def pruned(ctx, boards, n, flipped, keep, chosen):
 
 
 @njit(cache=True)
+def pruned_results(ctx, boards, n, keep):
+    """The ``keep`` results the pruning net likes best, copied out in their order:
+    (those boards, their indices among the ``n``, how many)."""
+    mask = np.zeros(n, np.bool_)
+    pruned(ctx, boards, n, np.empty((2, 25), np.int8), keep, mask)
+    few = np.empty((keep, 2, 25), np.int8)
+    where = np.empty(keep, np.int64)
+    m = 0
+    for i in range(n):
+        if mask[i]:
+            few[m] = boards[i]
+            where[m] = i
+            m += 1
+    return few, where, m
+
+
+@njit(cache=True)
 def best_reply0(ctx, boards, n, flipped, best_probs, weights=None):
     """Index of the 0-ply best of ``n`` post-move boards, its mover probabilities;
     with a pruning net, only its favourite replies meet the full net.  ``weights``:
