@@ -79,9 +79,9 @@ def run_cli(argv: list[str]) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
-def assert_one_line_naming(code, err: str, problem: str) -> None:
+def assert_one_line_naming(code, err: str, problem: str, exit_code: int = 2) -> None:
     assert "Traceback" not in err, err
-    assert code == 2, err
+    assert code == exit_code, err
     lines = err.strip().splitlines()
     assert len(lines) == 1, err
     assert lines[0].startswith("fibsbot") and ": error: " in lines[0], err

@@ -37,7 +37,8 @@ def password(monkeypatch):
 def test_run_with_nothing_listening_on_the_port_says_so_at_start(tmp_path, password):
     port = closed_port()
     code, _, err = run_cli(["run", "--config", str(write_config(tmp_path, port))])
-    assert_one_line_naming(code, err, f"cannot reach the server 127.0.0.1:{port}: connection refused")
+    # exit 75 (EX_TEMPFAIL): the unit restarts on it, as it does not on a mistake (exit 2)
+    assert_one_line_naming(code, err, f"cannot reach the server 127.0.0.1:{port}: connection refused", exit_code=75)
     assert not (tmp_path / "data" / "log" / "fibsbot.jsonl").exists()  # said before the daemon started
 
 

@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.flush()  # here, where a reader that has gone can still be told from an error
         return code
     except UserError as exc:
-        return _report_error(args.command, str(exc))
+        return _report_error(args.command, str(exc), exc.exit_code)
     except BrokenPipeError:
         if _reader_gone(sys.stdout) or _reader_gone(sys.stderr):
             return _quiet_after_broken_pipe()
@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
         structlog.configure(**logging_before)  # a caller in the same process keeps its own
 
 
-def _report_error(command_name: str, message: str) -> int:
+def _report_error(command_name: str, message: str, exit_code: int = 2) -> int:
     """The one line a mistake in the input gets, and its exit code."""
     print(f"fibsbot {command_name}: error: {message}", file=sys.stderr)
-    return 2
+    return exit_code

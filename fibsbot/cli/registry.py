@@ -28,6 +28,16 @@ def command(name: str, help_text: str):
 class UserError(Exception):
     """A mistake in the command line or its input: reported in one line, no traceback."""
 
+    exit_code = 2
+
+
+class TryAgainLater(UserError):
+    """Something outside that may mend by itself (a server not answering yet): one line,
+    and exit code 75 (EX_TEMPFAIL), which a service manager may restart on while it does
+    not restart on a mistake (exit 2)."""
+
+    exit_code = 75
+
 
 def describe_os_error(exc: Exception) -> str:
     """``FILE: no such file or directory`` rather than Python's ``[Errno 2] ...: 'FILE'``."""

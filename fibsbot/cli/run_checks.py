@@ -3,15 +3,17 @@ one line on the console and exit code 2 rather than a traceback, or a daemon tha
 for ever and says nothing.
 
 Once the daemon is running it reconnects with backoff after a lost connection (the server
-may restart); only at start is a server it cannot reach taken as wrong settings. Under
-systemd (``Restart=on-failure``) a server still down at boot is tried again by the unit.
+may restart); at start a server it cannot reach is said in one line with exit code 75
+(``TryAgainLater``): under systemd (``Restart=on-failure``, ``RestartPreventExitStatus=2``)
+a server still down at boot is tried again by the unit, while a mistake in the settings
+(exit 2) is not.
 """
 
 from __future__ import annotations
 
 import socket
 
-from fibsbot.cli.registry import UserError
+from fibsbot.cli.registry import TryAgainLater, UserError
 from fibsbot.config import Settings
 
 CONNECT_TIMEOUT_S = 15.0  # a host that drops our packets is as wrong as one that refuses them
@@ -38,10 +40,10 @@ def check_server_reachable(settings: Settings) -> None:
     except socket.gaierror as exc:
         raise UserError(f"[server] host = {host!r}: no such host ({exc.strerror or exc})") from exc
     except TimeoutError as exc:
-        raise UserError(
+        raise TryAgainLater(
             f"cannot reach the server {host}:{port}: no answer in {CONNECT_TIMEOUT_S:.0f} s "
             "(check [server] host and port)"
         ) from exc
     except OSError as exc:
         reason = (exc.strerror or str(exc)).lower()
-        raise UserError(f"cannot reach the server {host}:{port}: {reason} (check [server] host and port)") from exc
+        raise TryAgainLater(f"cannot reach the server {host}:{port}: {reason} (check [server] host and port)") from exc
