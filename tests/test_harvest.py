@@ -146,8 +146,11 @@ def test_harvest_fit_and_measure_commands(tmp_path, capsys, monkeypatch):
 def test_fit_command_refuses_too_little_data(tmp_path, capsys):
     from fibsbot.cli import main
 
+    (tmp_path / "empty").mkdir()
     assert main(["train", "fit", str(tmp_path / "empty"), "--name", "x"]) == 2
     assert "harvest more first" in capsys.readouterr().err
+    assert main(["train", "fit", str(tmp_path / "missing"), "--name", "x"]) == 2
+    assert "missing: no such folder" in capsys.readouterr().err
 
 
 def test_prune_command_takes_its_schedule_and_records_it(tmp_path, capsys, monkeypatch):
