@@ -28,7 +28,7 @@ PLY = 2
 _MARKER_COMMAND = "show matchlength"  # prints a fixed line and changes nothing
 _MARKER = re.compile(r"New matches default to \d+ points?\.")
 _TOP_MOVE = re.compile(r"^\s*1\.\s+Cube(?:ful|less)\s+\d+-ply\s+(.+?)\s+Eq\.:", re.MULTILINE)
-SECONDS_PER_HINT = 20  # a generous bound on one 2-ply hint, for the run's timeout
+SECONDS_PER_HINT = 60  # a generous bound on one 2-ply hint on a loaded machine, for the run's timeout
 
 
 def gnubg_available() -> bool:
