@@ -319,6 +319,8 @@ class RecordingAgent:
     calls: list[tuple] = field(default_factory=list)
     ply: int = 0
     name: str = "recording"
+    think: float = 0.0  # no deeper look, as a plain search's agent
+    look: object = None
 
     def choose_move(self, board, d1: int, d2: int, state: MatchState):
         self.calls.append(("move", np.array(board), state, (d1, d2)))
