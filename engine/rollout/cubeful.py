@@ -105,31 +105,11 @@ def _play(agent, board, view: CubeView, first_decides: bool, settings: CubefulSe
         raise ValueError(f"prune is a number of moves (0: no pruning), not {settings.prune!r}")
     values = np.zeros(count)
     cubes = np.zeros(count, np.int64)
-    scratch = agent.self_play_scratch()
-    filters, weights, root, buf2, buf1, equities, probs, plies = scratch
     games = CubefulGames(bool(first_decides), bool(settings.varredn), int(max(0, settings.max_turns)))
-    cubeful_games(
-        agent.ctx,
-        np.ascontiguousarray(board, np.int8),
-        np.uint64(settings.seed),
-        first,
-        count,
-        cube_rules(view),
-        games,
-        view.cube,
-        cube_owner(view),
-        filters,
-        weights,
-        root,
-        buf2,
-        buf1,
-        equities,
-        probs,
-        plies,
-        settings.prune,
-        values,
-        cubes,
-    )
+    start = (agent.ctx, np.ascontiguousarray(board, np.int8), np.uint64(settings.seed), first, count)
+    game_rules = (cube_rules(view), games, view.cube, cube_owner(view))
+    arguments: tuple = (*start, *game_rules, *agent.self_play_scratch(), settings.prune, values, cubes)
+    cubeful_games(*arguments)
     return values, cubes
 
 
