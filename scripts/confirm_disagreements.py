@@ -23,13 +23,15 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.cube.cubeful import flip_view  # noqa: E402
-from engine.cube.met import CubeView, mwc_to_equity  # noqa: E402
-from engine.rollout.cubeful import CubefulSettings, rollout_branches  # noqa: E402
+from engine.cube.met import CubeView  # noqa: E402
+from engine.rollout.cubeful import (  # noqa: E402
+    CubefulSettings,
+    mover_equities,
+    rollout_after_moves,
+    standard_error,
+)
 from engine.rollout.cubeless import ROLLOUT_PRUNE_KEEP  # noqa: E402
 from engine.rules.ids import parse_xgid  # noqa: E402
 from engine.rules.moves import MoveBuffers, generate_moves, steps_to_move  # noqa: E402
@@ -55,11 +57,9 @@ def confirm(row: dict, a: str, b: str, games: int, seed: int, agent, buffers: Mo
     by_move = {format_gnubg(board, steps_to_move(buffers.steps[i])): buffers.boards[i].copy() for i in range(n)}
     moves = [row["candidates"][row["picks"][name]]["move"] for name in (a, b)]
     view = CubeView.of(state)
-    theirs = flip_view(view)
-    branches = [(np.ascontiguousarray(by_move[move][::-1]), theirs, True) for move in moves]
-    results = rollout_branches(branches, games, CubefulSettings(seed=seed, prune=ROLLOUT_PRUNE_KEEP), agent)
-    mine = [(-r.values if view.money else mwc_to_equity(1.0 - r.values, view)) for r in results]
-    diff = np.asarray(mine[1] - mine[0], np.float64)
+    settings = CubefulSettings(seed=seed, prune=ROLLOUT_PRUNE_KEEP)
+    results = rollout_after_moves([by_move[move] for move in moves], view, games, settings, agent)
+    diff = mover_equities(results[1], view) - mover_equities(results[0], view)
     first = row["errors"][a] - row["errors"][b]
     return {
         "xgid": row["xgid"],
@@ -67,7 +67,7 @@ def confirm(row: dict, a: str, b: str, games: int, seed: int, agent, buffers: Mo
         "moves": {a: moves[0], b: moves[1]},
         "first_look": first,
         "second_look": float(diff.mean()),
-        "second_look_stderr": float(diff.std(ddof=1) / math.sqrt(len(diff))),
+        "second_look_stderr": standard_error(diff),
     }
 
 

@@ -24,12 +24,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.cube.cubeful import flip_view
+from engine.cube.cubeful import flip_view, view_may_double
 from engine.cube.janowski_kernel import cube_owner, cube_rules
 from engine.cube.met import ME, CubeView, mwc_to_equity
-from engine.players.registry import install_players, registered_players
+from engine.players.registry import registered_players
 from engine.rollout.cubeful_kernel import CubefulGames, cubeful_games
-from engine.rollout.cubeless import rollout_agent
+from engine.rollout.cubeless import rollout_agent, worker_agent
 from engine.rollout.parallel import map_chunks, parallelism, split_range
 from engine.rules.ids import MatchState
 
@@ -52,8 +52,7 @@ class CubefulResult:
 
     @property
     def stderr(self) -> float:
-        n = len(self.values)
-        return float(self.values.std(ddof=1) / math.sqrt(n)) if n > 1 else 0.0
+        return standard_error(self.values)
 
     @property
     def equity(self) -> float:
@@ -78,6 +77,20 @@ class CubefulResult:
         if not self.view.money:
             out["mwc"], out["mwc_stderr"] = self.mean, self.stderr
         return out
+
+
+def standard_error(values: np.ndarray) -> float:
+    """The standard error of the mean of per-game ``values`` (0 for a single game)."""
+    n = len(values)
+    return float(np.std(values, ddof=1) / math.sqrt(n)) if n > 1 else 0.0
+
+
+def mover_equities(result: CubefulResult, view: CubeView) -> np.ndarray:
+    """Per-game equities, for the mover seeing the game as ``view``, of a rollout of its
+    post-move board (``result``: the other side's values, on roll after the move)."""
+    if view.money:
+        return np.asarray(-result.values, np.float64)
+    return np.asarray(mwc_to_equity(1.0 - result.values, view), np.float64)
 
 
 def emg_per_mwc(view: CubeView) -> float:
@@ -113,15 +126,8 @@ def _play(agent, board, view: CubeView, first_decides: bool, settings: CubefulSe
     return values, cubes
 
 
-_worker_agents: dict = {}
-
-
 def _worker(players: dict, board, view, first_decides, settings: CubefulSettings, first: int, count: int):
-    agent = _worker_agents.get(settings.spec)
-    if agent is None:
-        install_players(players)  # a Ray or spawned worker knows only the engine's own specs
-        agent = _worker_agents[settings.spec] = rollout_agent(settings.spec)
-    return _play(agent, board, view, first_decides, settings, first, count)
+    return _play(worker_agent(players, settings.spec), board, view, first_decides, settings, first, count)
 
 
 def rollout_branches(
@@ -174,23 +180,23 @@ def rollout_cube_decision(
     this turn, then plays on as the rollout does) and double/take (the cube doubled and
     the other side's) on the same dice; double/drop is exact.  Names as ``hint --json``."""
     view = CubeView.of(state)
-    if not _may_double(view):
+    if not view_may_double(view):
         raise ValueError("the side on roll may not double here (the cube is not its own, or the cube is dead)")
     doubled = view.doubled()
     no_double, double_take = rollout_branches([(board, view, False), (board, doubled, True)], games, settings, agent)
     # double/take values as the doubler's equity at the present cube
     nd = no_double.equity
-    dt = _at_cube(double_take, view)
-    dt_se = _stderr_at_cube(double_take, view)
+    taken = _at_cube_values(double_take, view)
+    dt, dt_se = float(taken.mean()), standard_error(taken)
     dp = 1.0
-    diff = _at_cube_values(double_take, view) - _at_cube_values(no_double, view)
+    diff = taken - _at_cube_values(no_double, view)
     return {
         "action": _action(nd, dt, dp),
         "equities": {"no_double": nd, "double_take": dt, "double_drop": dp},
         "stderr": {
             "no_double": no_double.equity_stderr,
             "double_take": dt_se,
-            "double_take_minus_no_double": float(diff.std(ddof=1) / math.sqrt(len(diff))) if len(diff) > 1 else 0.0,
+            "double_take_minus_no_double": standard_error(diff),
         },
         "games": games,
         "doubled_games": {
@@ -198,12 +204,6 @@ def rollout_cube_decision(
             "double_take": float(np.mean(double_take.final_cubes > doubled.cube)),
         },
     }
-
-
-def _may_double(view: CubeView) -> bool:
-    from engine.cube.cubeful import view_may_double
-
-    return view_may_double(view)
 
 
 def _at_cube_values(result: CubefulResult, view: CubeView) -> np.ndarray:
@@ -214,15 +214,6 @@ def _at_cube_values(result: CubefulResult, view: CubeView) -> np.ndarray:
     return mwc_to_equity(result.values, view)
 
 
-def _at_cube(result: CubefulResult, view: CubeView) -> float:
-    return float(_at_cube_values(result, view).mean())
-
-
-def _stderr_at_cube(result: CubefulResult, view: CubeView) -> float:
-    values = _at_cube_values(result, view)
-    return float(values.std(ddof=1) / math.sqrt(len(values))) if len(values) > 1 else 0.0
-
-
 def _action(no_double: float, double_take: float, double_drop: float) -> str:
     """gnubg's names for a cube decision from its three equities."""
     if double_take >= no_double and double_drop >= no_double:
@@ -230,6 +221,17 @@ def _action(no_double: float, double_take: float, double_drop: float) -> str:
     if double_take >= double_drop and no_double > double_drop:
         return "too good"
     return "no double"
+
+
+def rollout_after_moves(
+    afters: list[np.ndarray], view: CubeView, games: int, settings: CubefulSettings, agent=None
+) -> list[CubefulResult]:
+    """Roll out post-move boards (the mover, seeing the game as ``view``, in row 0) on the
+    same dice, the other side on roll and free to double at once, as gnubg's move
+    rollouts; ``mover_equities`` turns each result into the mover's equities."""
+    theirs = flip_view(view)
+    branches = [(np.ascontiguousarray(after[::-1]), theirs, True) for after in afters]
+    return rollout_branches(branches, games, settings, agent)
 
 
 def rollout_cubeful_moves(
@@ -250,27 +252,20 @@ def rollout_cubeful_moves(
     agent = agent or rollout_agent(settings.spec)
     view = CubeView.of(state)
     ranked = agent.rank_moves(board, d1, d2, ply=0)[:candidates]
-    theirs = flip_view(view)
-    branches = [(np.ascontiguousarray(move.board[::-1]), theirs, True) for move in ranked]
-    results = rollout_branches(branches, games, settings, agent)
-    rows = []
-    for move, result in zip(ranked, results):
-        mine = (-result.values) if view.money else (1.0 - result.values)
-        equities = mine if view.money else mwc_to_equity(mine, view)
-        rows.append((move, np.asarray(equities, np.float64), result))
+    results = rollout_after_moves([move.board for move in ranked], view, games, settings, agent)
+    rows = [(move, mover_equities(result, view), result) for move, result in zip(ranked, results)]
     rows.sort(key=lambda row: -row[1].mean())
     base = rows[0][1]
     out = []
     for move, equities, result in rows:
         diff = equities - base
-        n = len(diff)
         out.append(
             {
                 "steps": move.steps,
                 "equity": float(equities.mean()),
-                "equity_stderr": float(equities.std(ddof=1) / math.sqrt(n)) if n > 1 else 0.0,
+                "equity_stderr": standard_error(equities),
                 "diff": float(diff.mean()),
-                "diff_stderr": float(diff.std(ddof=1) / math.sqrt(n)) if n > 1 else 0.0,
+                "diff_stderr": standard_error(diff),
                 "doubled_games": float(np.mean(result.final_cubes > view.cube)),
             }
         )

@@ -100,6 +100,16 @@ def rollout_agent(spec: str):
 _worker_agents: dict = {}
 
 
+def worker_agent(players: dict, spec: str):
+    """The agent of ``spec`` in a worker process or Ray task, made once per worker: a
+    spawned worker knows only the engine's own specs until ``players`` are installed."""
+    agent = _worker_agents.get(spec)
+    if agent is None:
+        install_players(players)
+        agent = _worker_agents[spec] = rollout_agent(spec)
+    return agent
+
+
 def _worker(
     players: dict,
     spec: str,
@@ -112,11 +122,7 @@ def _worker(
     max_turns: int = 0,
     prune: int = 0,
 ) -> np.ndarray:
-    agent = _worker_agents.get(spec)
-    if agent is None:
-        install_players(players)  # a Ray or spawned worker knows only the engine's own specs
-        agent = _worker_agents[spec] = rollout_agent(spec)
-    return _play(agent, board, seed, first, count, truncate, varredn, max_turns, prune)
+    return _play(worker_agent(players, spec), board, seed, first, count, truncate, varredn, max_turns, prune)
 
 
 def _outcomes(

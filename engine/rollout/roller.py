@@ -16,9 +16,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from engine.cube.cubeful import flip_view
-from engine.cube.met import CubeView, mwc_to_equity
-from engine.rollout.cubeful import CubefulSettings, rollout_branches, rollout_cube_decision
+from engine.cube.met import CubeView
+from engine.rollout.cubeful import CubefulSettings, mover_equities, rollout_after_moves, rollout_cube_decision
 from engine.rules.ids import MatchState
 
 CLOSE_MOVE = 0.04  # EMG between the best and a candidate at 2-ply that earns it a rollout
@@ -44,13 +43,10 @@ class Roller:
         if len(close) < 2:
             return top
         view = CubeView.of(state)
-        theirs = flip_view(view)
-        branches = [(np.ascontiguousarray(move.board[::-1]), theirs, True) for move in close]
-        results = rollout_branches(branches, self.games, self.settings(), agent)
-        rolled = []
-        for move, result in zip(close, results):
-            mine = -result.mean if view.money else float(mwc_to_equity(1.0 - result.mean, view))
-            rolled.append(replace(move, equity=mine))
+        results = rollout_after_moves([move.board for move in close], view, self.games, self.settings(), agent)
+        rolled = [
+            replace(move, equity=float(mover_equities(result, view).mean())) for move, result in zip(close, results)
+        ]
         rolled.sort(key=lambda move: -move.equity)
         return rolled + [move for move in top if all(move is not c for c in close)]
 

@@ -22,10 +22,15 @@ import time
 
 import numpy as np
 
-from engine.cube.cubeful import flip_view
-from engine.cube.met import CubeView, mwc_to_equity
+from engine.cube.met import CubeView
 from engine.players.registry import GnubgPlayer
-from engine.rollout.cubeful import CubefulSettings, rollout_branches, rollout_cube_decision
+from engine.rollout.cubeful import (
+    CubefulSettings,
+    mover_equities,
+    rollout_after_moves,
+    rollout_cube_decision,
+    standard_error,
+)
 from engine.rollout.cubeless import ROLLOUT_PRUNE_KEEP, rollout_agent
 from engine.rules.moves import MoveBuffers, generate_moves, steps_to_move
 from engine.rules.notation import format_gnubg
@@ -44,10 +49,6 @@ TOP = 3  # the best of our 2-ply ranking rolled out beside the players' choices
 
 def _key(board: np.ndarray) -> bytes:
     return np.ascontiguousarray(board, np.int8).tobytes()
-
-
-def _stderr(values: np.ndarray) -> float:
-    return float(values.std(ddof=1) / math.sqrt(len(values))) if len(values) > 1 else 0.0
 
 
 def rollout_seed(seed: int, decision: Decision) -> int:
@@ -108,11 +109,11 @@ class Referee:
         for name, pick in picks.items():
             j = pool.index(pick)
             diff = equities[best] - equities[j]
-            errors[name], error_stderr[name] = float(diff.mean()), _stderr(diff) if j != best else 0.0
+            errors[name], error_stderr[name] = float(diff.mean()), standard_error(diff) if j != best else 0.0
         return self._row(decision) | {
             "dice": list(decision.dice),
             "candidates": [
-                {"move": format_gnubg(board, legal[k][1]), "equity": means[i], "stderr": _stderr(equities[i])}
+                {"move": format_gnubg(board, legal[k][1]), "equity": means[i], "stderr": standard_error(equities[i])}
                 for i, k in enumerate(pool)
             ],
             "picks": {name: pool.index(pick) for name, pick in picks.items()},
@@ -125,12 +126,8 @@ class Referee:
     def _rollout_moves(self, decision: Decision, afters: list[np.ndarray]) -> list[np.ndarray]:
         """Per-game cubeful equities for the mover of each post-move board."""
         view = CubeView.of(decision.state)
-        theirs = flip_view(view)
-        branches = [(np.ascontiguousarray(after[::-1]), theirs, True) for after in afters]
-        results = rollout_branches(branches, self.games, self.settings(decision), self.roller)
-        if view.money:
-            return [np.asarray(-r.values, np.float64) for r in results]
-        return [np.asarray(mwc_to_equity(1.0 - r.values, view), np.float64) for r in results]
+        results = rollout_after_moves(afters, view, self.games, self.settings(decision), self.roller)
+        return [mover_equities(result, view) for result in results]
 
     # ---------------------------------------------------------------- the cube
 
