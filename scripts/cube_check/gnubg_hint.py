@@ -77,18 +77,12 @@ def parse_hint(text: str) -> GnubgCube:
     return GnubgCube(action, take, optional, proper, probs, equities)
 
 
-def gnubg_hints(cases: list[Case], ply: int) -> list[GnubgCube]:
-    commands = [
-        "set player 0 human",
-        "set player 1 human",
-        "set threads 1",
-        "set output digits 6",
-        "set output mwc off",
-        f"set evaluation cubedecision evaluation plies {ply}",
-        _MARKER_COMMAND,
-    ]
-    for case in cases:
-        commands += [f"set xgid {xgid(case.board, case.state)}", "hint", _MARKER_COMMAND]
+def run_blocks(prologue: list[str], blocks: list[list[str]], timeout: float) -> list[str]:
+    """One gnubg run of ``prologue`` and then each block of commands: each block's output,
+    cut at the marker printed after it."""
+    commands = ["set player 0 human", "set player 1 human", "set threads 1", *prologue, _MARKER_COMMAND]
+    for block in blocks:
+        commands += [*block, _MARKER_COMMAND]
     with tempfile.NamedTemporaryFile("w", suffix=".gnubg", delete=False) as script:
         script.write("\n".join(commands) + "\n")
     try:
@@ -97,13 +91,20 @@ def gnubg_hints(cases: list[Case], ply: int) -> list[GnubgCube]:
             stdin=subprocess.DEVNULL,
             capture_output=True,
             text=True,
-            timeout=60 + len(cases) * (1 if ply < 2 else 10),
+            timeout=timeout,
         )
     finally:
         os.unlink(script.name)
     chunks = _MARKER.split(result.stdout)
-    if len(chunks) != len(cases) + 2:
+    if len(chunks) != len(blocks) + 2:
         raise RuntimeError(
-            f"gnubg answered {len(chunks) - 2} of {len(cases)} positions; stderr: {result.stderr[-2000:]}"
+            f"gnubg answered {len(chunks) - 2} of {len(blocks)} positions; stderr: {result.stderr[-2000:]}"
         )
-    return [parse_hint(chunk) for chunk in chunks[1:-1]]
+    return chunks[1:-1]
+
+
+def gnubg_hints(cases: list[Case], ply: int) -> list[GnubgCube]:
+    prologue = ["set output digits 6", "set output mwc off", f"set evaluation cubedecision evaluation plies {ply}"]
+    blocks = [[f"set xgid {xgid(case.board, case.state)}", "hint"] for case in cases]
+    chunks = run_blocks(prologue, blocks, timeout=60 + len(cases) * (1 if ply < 2 else 10))
+    return [parse_hint(chunk) for chunk in chunks]

@@ -13,20 +13,16 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import tempfile
 
 import numpy as np
 
 from engine.cube.decision import DOUBLE_DROP, DOUBLE_TAKE
 from engine.rules.moves import apply_steps
 from engine.rules.notation import parse_gnubg
-from scripts.cube_check.gnubg_hint import GNUBG, GnubgCube, gnubg_hints
+from scripts.cube_check.gnubg_hint import GNUBG, GnubgCube, gnubg_hints, run_blocks
 from scripts.match_referee.decisions import Decision
 
 PLY = 2
-_MARKER_COMMAND = "show matchlength"  # prints a fixed line and changes nothing
-_MARKER = re.compile(r"New matches default to \d+ points?\.")
 _TOP_MOVE = re.compile(r"^\s*1\.\s+Cube(?:ful|less)\s+\d+-ply\s+(.+?)\s+Eq\.:", re.MULTILINE)
 SECONDS_PER_HINT = 60  # a generous bound on one 2-ply hint on a loaded machine, for the run's timeout
 
@@ -51,25 +47,7 @@ def evaluation_commands(ply: int = PLY) -> list[str]:
 
 def _run(blocks: list[list[str]], prologue: list[str]) -> list[str]:
     """Each block's output from one gnubg run."""
-    commands = ["set player 0 human", "set player 1 human", "set threads 1", *prologue, _MARKER_COMMAND]
-    for block in blocks:
-        commands += [*block, _MARKER_COMMAND]
-    with tempfile.NamedTemporaryFile("w", suffix=".gnubg", delete=False) as script:
-        script.write("\n".join(commands) + "\n")
-    try:
-        result = subprocess.run(
-            [str(GNUBG), "-t", "-q", "-r", "-c", script.name],
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=60 + SECONDS_PER_HINT * len(blocks),
-        )
-    finally:
-        os.unlink(script.name)
-    chunks = _MARKER.split(result.stdout)
-    if len(chunks) != len(blocks) + 2:
-        raise RuntimeError(f"gnubg answered {len(chunks) - 2} of {len(blocks)} positions; {result.stderr[-2000:]}")
-    return chunks[1:-1]
+    return run_blocks(prologue, blocks, timeout=60 + SECONDS_PER_HINT * len(blocks))
 
 
 def top_move_text(output: str) -> str | None:
