@@ -82,7 +82,14 @@ class PlaySettings(_Section):
         "cubeful rollouts, on trial); unset: `ply`",
     )
     ply: int = Field(default=2, ge=0, le=2, description="the search depth when `level` is unset")
-    think: float = Field(default=1.0, gt=0, le=60, description="seconds a table-level decision may take (one core)")
+    think: float = Field(default=1.0, gt=0, le=60, description="seconds a table-level decision may take")
+    workers: int | None = Field(
+        default=None,
+        ge=1,
+        le=256,
+        description="threads of the cubeful lookahead (the 2-ply search's cube and the table level's deeper look); "
+        "unset: every core this process may use",
+    )
     inactivity_timeout: float = Field(
         default=600.0, gt=0, description="seconds without any activity in a match before it is dropped to idle"
     )
@@ -91,6 +98,13 @@ class PlaySettings(_Section):
         description="at start, compile the search in a background process if it is not compiled yet "
         "(fibsbot.warmup), choosing moves at 0-ply until it is ready",
     )
+
+    @property
+    def threads(self) -> int:
+        """``workers``, else the cores this process may run on."""
+        if self.workers is not None:
+            return self.workers
+        return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
     @property
     def agent_spec(self) -> str:

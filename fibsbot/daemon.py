@@ -98,7 +98,7 @@ class NetReloader(NullObserver):
 
     def load_agent(self):
         """The agent of ``agent_spec``, its table level given the configured time."""
-        agent = load_agent(self.agent_spec())
+        agent = load_agent(self.agent_spec(), workers=self.settings.play.threads)
         if agent.think:
             agent.think = self.settings.play.think
         return agent

@@ -50,20 +50,21 @@ ROLLER = "roller"  # the table level with short cubeful rollouts of close decisi
 TABLE_THINK = 1.0  # seconds a decision of the table level may take, one core
 
 
-def agent_for(name: str, level: str, think: float = TABLE_THINK, label: str | None = None) -> Agent:
+def agent_for(name: str, level: str, think: float = TABLE_THINK, label: str | None = None, workers: int = 1) -> Agent:
     """The agent of net ``name`` at ``level``: ``0``, ``1``, ``2`` plies, ``table``
     (cubeful 2-ply with a deeper look at close decisions, ``think`` seconds each), or
-    ``roller`` (the table level whose deeper look is short cubeful rollouts)."""
+    ``roller`` (the table level whose deeper look is short cubeful rollouts); ``workers``:
+    threads of the cubeful lookahead."""
     level = level or "0"
     if level not in ("0", "1", "2", TABLE, ROLLER):
         raise PlayerSpecError(f"net:{name}@{level}: the level must be 0, 1, 2, {TABLE} or {ROLLER}")
     evaluator = Evaluator.load(resolve_net_path(name))
     label = label or f"net:{name or DEFAULT_NET}@{level}"
     if level == TABLE:
-        return Agent(evaluator, ply=2, name=label, think=think)
+        return Agent(evaluator, ply=2, name=label, think=think, workers=workers)
     if level == ROLLER:
-        return Agent(evaluator, ply=2, name=label, think=think, look=Roller())
-    return Agent(evaluator, ply=int(level), name=label)
+        return Agent(evaluator, ply=2, name=label, think=think, look=Roller(), workers=workers)
+    return Agent(evaluator, ply=int(level), name=label, workers=workers)
 
 
 def make_net_player(arg: str) -> Agent:
@@ -72,11 +73,12 @@ def make_net_player(arg: str) -> Agent:
     return agent_for(name, level, label=f"net:{arg}")
 
 
-def load_agent(spec: str, ply: int | str | None = None) -> Agent:
-    """``net:NAME@LEVEL`` (or just ``NAME``) to an agent; ``ply`` overrides the spec's level."""
+def load_agent(spec: str, ply: int | str | None = None, workers: int = 1) -> Agent:
+    """``net:NAME@LEVEL`` (or just ``NAME``) to an agent; ``ply`` overrides the spec's level;
+    ``workers``: threads of its cubeful lookahead."""
     name = spec[4:] if spec.startswith("net:") else spec
     name, _, level = name.partition("@")
-    return agent_for(name, str(ply) if ply is not None else level)
+    return agent_for(name, str(ply) if ply is not None else level, workers=workers)
 
 
 register_player("net", make_net_player)

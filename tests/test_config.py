@@ -135,6 +135,7 @@ def test_login_needs_a_user(monkeypatch):
         ("[play]\nply = 7\n", "play.ply"),
         ('[play]\nlevel = "3"\n', "play.level"),
         ("[play]\nthink = 0\n", "play.think"),
+        ("[play]\nworkers = 0\n", "play.workers"),
         ("[server]\nreconnect_backoff_base = 10.0\nreconnect_backoff_max = 1.0\n", "reconnect_backoff_max"),
     ],
 )
@@ -150,6 +151,12 @@ def test_the_table_level_is_named_in_the_player_spec(tmp_path):
     settings = load_settings(write(tmp_path, '[play]\nlevel = "table"\nthink = 2.5\nply = 1\n'))
     assert settings.play.agent_spec == "net:default@table"  # the level wins over ply
     assert settings.play.think == 2.5
+
+
+def test_the_lookahead_uses_every_core_unless_told(tmp_path, monkeypatch):
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 5}, raising=False)
+    assert load_settings(write(tmp_path, "")).play.threads == 3
+    assert load_settings(write(tmp_path, "[play]\nworkers = 1\n")).play.threads == 1
 
 
 def test_missing_config_file(tmp_path):

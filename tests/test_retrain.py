@@ -220,6 +220,17 @@ def test_daemon_swaps_in_a_promoted_net_at_the_next_match(tmp_path, monkeypatch)
     assert load_agent(reloader.agent_spec()).evaluator.race is not None
 
 
+def test_the_daemons_agent_gets_the_configured_threads(tmp_path, monkeypatch):
+    from fibsbot.config import load_settings
+    from fibsbot.daemon import NetReloader
+
+    monkeypatch.setenv("FIBSBOT_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("FIBSBOT_PLAY__LEVEL", "table")
+    monkeypatch.setenv("FIBSBOT_PLAY__WORKERS", "2")
+    agent = NetReloader(load_settings(None), records=type("R", (), {"net_version": ""})()).load_agent()
+    assert agent.workers == 2 and agent.think == 1.0 and len(agent.tree.workers) == 2
+
+
 def test_a_promoted_net_can_be_rolled_back_from_the_command_line(tmp_path, capsys):
     from fibsbot.cli import main
 

@@ -75,3 +75,24 @@ def test_the_table_level_plays_a_duel_through_python(evaluator):
     assert table.kernel is None
     points = play_player_pairs(table, PubevalPlayer(), seed=3, first_pair=0, n_pairs=1)
     assert len(points) == 1 and np.all(np.abs(points) <= 6)
+
+
+def test_threads_of_the_lookahead_give_the_same_equities_as_one(evaluator):
+    """``workers`` splits each level of the cubeful lookahead among threads: the values
+    must be those of one thread, for moves (3 plies) and for the cube."""
+    one, two = Agent(evaluator, ply=2, think=1.0), Agent(evaluator, ply=2, think=1.0, workers=2)
+    state = MatchState(match_length=7, score=(3, 5), cube=2, cube_owner=1)
+    for sample in contact_samples(3, seed=57):
+        board, (d1, d2) = sample.board, sample.dice
+        ranked = one.choose_move(board, int(d1), int(d2), state).ranked[:3]
+        boards, probs = np.stack([m.board for m in ranked]), np.array([m.probs for m in ranked])
+        assert len(two.tree.workers) == 2
+        np.testing.assert_allclose(
+            move_equities(two.tree, boards, probs, state, 3), move_equities(one.tree, boards, probs, state, 3)
+        )
+        own = one.probabilities(board, 0)
+        assert cube_equities(two.tree, board, own, state, 3) == pytest.approx(
+            cube_equities(one.tree, board, own, state, 3), abs=1e-12
+        )
+    with pytest.raises(ValueError, match="workers"):
+        Agent(evaluator, ply=2, workers=0)

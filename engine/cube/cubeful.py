@@ -25,6 +25,7 @@ side by side.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,9 +40,10 @@ from engine.search.context import SearchContext
 from engine.search.nply import choose_replies
 
 MAX_CUBE = 1 << 15  # the Match ID's cube field
+PARALLEL_NODES = 16  # a level with fewer nodes is expanded on one thread: splitting it costs more than it saves
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # nogil: a tree's worker threads expand slices of a level at once
 def expand_nodes(ctx, boards, n, buf, replies, reply_probs, weights):
     """For each of ``n`` boards (side on roll in row 0) and each of the 21 rolls: the
     reply chosen at 0-ply by the equity of the side on roll with gammon values
@@ -98,11 +100,36 @@ class _Level:
 
 
 class CubefulTree:
-    """Expands positions with one agent's context and scratch (one per thread)."""
+    """Expands positions with one agent's context and scratch.  With ``helpers``
+    (more contexts of the same nets, each with its own scratch and cache), a level's
+    nodes are split among that many more threads: ``expand_nodes`` runs without the
+    GIL, so a deep look uses as many cores as the tree has contexts."""
 
-    def __init__(self, ctx: SearchContext) -> None:
+    def __init__(self, ctx: SearchContext, helpers: tuple[SearchContext, ...] = ()) -> None:
         self.ctx = ctx
         self.buffers = MoveBuffers()
+        self.workers = [(ctx, self.buffers)] + [(helper, MoveBuffers()) for helper in helpers]
+        self._pool = ThreadPoolExecutor(len(helpers), thread_name_prefix="cubeful-tree") if helpers else None
+
+    def _expand_all(self, boards: np.ndarray, replies: np.ndarray, reply_probs: np.ndarray, weights) -> None:
+        """``expand_nodes`` over all ``boards``, split among the tree's threads when
+        there are enough of them to be worth it."""
+        n = len(boards)
+        if self._pool is None or n < PARALLEL_NODES:
+            expand_nodes(self.ctx, boards, n, self.buffers.args(), replies, reply_probs, weights)
+            return
+        edges = np.linspace(0, n, len(self.workers) + 1).astype(np.int64)
+        slices = [(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:])]
+
+        def expand(worker: int) -> None:
+            ctx, buffers = self.workers[worker]
+            a, b = slices[worker]
+            expand_nodes(ctx, boards[a:b], b - a, buffers.args(), replies[a:b], reply_probs[a:b], weights)
+
+        helpers = [self._pool.submit(expand, worker) for worker in range(1, len(self.workers))]
+        expand(0)
+        for helper in helpers:
+            helper.result()
 
     def _expand(self, level: _Level, view: CubeView) -> tuple[_Level, np.ndarray]:
         """The next level below the unfinished nodes of ``level`` (its side on roll
@@ -112,7 +139,7 @@ class CubefulTree:
         replies: np.ndarray = np.zeros((len(live), 21, 2, 25), np.int8)
         reply_probs = np.zeros((len(live), 21, 5), np.float32)
         if len(live):
-            expand_nodes(self.ctx, boards, len(live), self.buffers.args(), replies, reply_probs, reply_weights(view))
+            self._expand_all(boards, replies, reply_probs, reply_weights(view))
         replies = replies.reshape(-1, 2, 25)
         mover = reply_probs.reshape(-1, 5).astype(np.float64)
         over = replies[:, 0].sum(axis=1) == 0

@@ -48,11 +48,14 @@ class Agent:
         search_ready: bool | Callable[[], bool] = True,
         think: float = 0.0,
         look: DeeperLook | None = None,
+        workers: int = 1,
     ):
         if ply not in (0, 1, 2):
             raise ValueError(f"ply must be 0, 1 or 2, got {ply}")
         if think < 0:
             raise ValueError(f"think must be 0 or more seconds, got {think}")
+        if workers < 1:
+            raise ValueError(f"workers must be 1 or more, got {workers}")
         self.evaluator = evaluator
         self.ply = ply
         self.think = think  # seconds a decision may use for a deeper look (the table level)
@@ -61,6 +64,8 @@ class Agent:
         self.name = name or f"net:{evaluator.name}@{ply}"
         self.filters = np.array(filters, dtype=np.float64)
         self.ctx = make_context(evaluator, prune=prune)
+        self.workers = workers  # threads of the cubeful lookahead (the table level's deeper looks)
+        self._prune = prune
         self._root = MoveBuffers()
         self._buf1 = MoveBuffers()
         self._buf2 = MoveBuffers()
@@ -74,7 +79,8 @@ class Agent:
     def tree(self) -> CubefulTree:
         """The cubeful lookahead over this agent's context (built on first use)."""
         if self._tree is None:
-            self._tree = CubefulTree(self.ctx)
+            helpers = tuple(make_context(self.evaluator, prune=self._prune) for _ in range(self.workers - 1))
+            self._tree = CubefulTree(self.ctx, helpers)
         return self._tree
 
     def self_play_scratch(self) -> tuple:  # a SelfPlayScratch, spread into a kernel's arguments
