@@ -49,15 +49,8 @@ def _percentiles(times: list[float]) -> dict:
     }
 
 
-def bench_table(decisions: int = 120) -> dict:
-    from engine.players.agent import Agent
-    from fibsbot.bench.speed import shipped_net_evaluator
-    from nets.player import TABLE_THINK
-
-    evaluator, what = shipped_net_evaluator()
-    agent = Agent(evaluator, ply=2, think=TABLE_THINK, name="net:default@table")
-    positions, dice = decision_positions(decisions, seed=91)
-    states = _states(len(positions))
+def _timed(agent, positions, dice, states) -> tuple[list[float], list[float]]:
+    """Seconds of each cube decision and each move decision, in turn."""
     agent.choose_move(positions[0], int(dice[0, 0]), int(dice[0, 1]), states[0])  # compile outside the timing
     agent.double_decision(positions[0], states[0])
     agent.clear_cache()
@@ -69,19 +62,47 @@ def bench_table(decisions: int = 120) -> dict:
         start = time.perf_counter()
         agent.choose_move(board, int(d1), int(d2), state)
         moves.append(time.perf_counter() - start)
-    move, cube = _percentiles(moves), _percentiles(cubes)
+    return moves, cubes
+
+
+def bench_table(decisions: int = 120) -> dict:
+    """The table level's times with one thread and with every core (the daemon's
+    default ``[play] workers``), on the same turns in the same run."""
+    from engine.players.agent import Agent
+    from fibsbot.bench.speed import shipped_net_evaluator
+    from fibsbot.config import PlaySettings
+    from nets.player import TABLE_THINK
+
+    evaluator, what = shipped_net_evaluator()
+    positions, dice = decision_positions(decisions, seed=91)
+    states = _states(len(positions))
+    threads = PlaySettings().threads
+    runs = {}
+    for workers in dict.fromkeys((1, threads)):
+        agent = Agent(evaluator, ply=2, think=TABLE_THINK, name="net:default@table", workers=workers)
+        moves, cubes = _timed(agent, positions, dice, states)
+        runs[workers] = {
+            "moves": _percentiles(moves),
+            "cubes": _percentiles(cubes),
+            "turns": _percentiles([m + c for m, c in zip(moves, cubes)]),
+        }
+    default = runs[threads]
     return {
-        "table_move_median_s": move["median_s"],
-        "table_move_p99_s": move["p99_s"],
-        "table_cube_median_s": cube["median_s"],
-        "table_cube_p99_s": cube["p99_s"],
+        "table_move_median_s": default["moves"]["median_s"],
+        "table_move_p99_s": default["moves"]["p99_s"],
+        "table_cube_median_s": default["cubes"]["median_s"],
+        "table_cube_p99_s": default["cubes"]["p99_s"],
+        "table_turn_median_s": default["turns"]["median_s"],
+        "table_turn_p99_s": default["turns"]["p99_s"],
         "table": {
-            "moves": move,
-            "cubes": cube,
+            **default,
+            "workers": threads,
+            "one_thread": runs[1],
             "think_s": TABLE_THINK,
             "net": what,
             "sample": "consecutive pubeval self-play turns with a choice, as a 7-point match at "
-            f"{len(SCORES)} scores and cube states in turn, one cache kept across turns",
+            f"{len(SCORES)} scores and cube states in turn, one cache kept across turns; a turn is "
+            "its cube decision and its move",
         },
     }
 
