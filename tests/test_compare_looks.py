@@ -2,26 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
-from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "compare_looks.py"
-
-
-def load_script():
-    spec = importlib.util.spec_from_file_location("compare_looks", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+from scripts import compare_looks as script
 
 
 def test_errors_are_against_the_pools_best_and_differences_need_no_best():
-    script = load_script()
     rows = [
         {  # a and ref agree: nothing rolled out, every error zero
             "picks": {"a": 0, "ref": 0},
