@@ -10,7 +10,9 @@ match`` gives each side's chequer and cube error rates.
 Each match leaves under ``--out`` ``STEM.json`` (result and parsed analysis),
 ``STEM.mat`` and ``STEM.sgf.gz`` (the match with gnubg's analysis).  A match whose
 JSON is there is not played again, so a stopped run resumes; a failed one is
-retried by the next run.  The summary covers the matches of this seed and count:
+retried by the next run; a second run into the same ``--out`` while one plays is
+refused, and ``--summary`` reads the folder without playing.  The summary covers the
+matches of this seed and count:
 
     python scripts/play_vs_gnubg.py --player net:default@2 --matches 40 --length 7 --seed 1 --workers 2 [--json]
 """
@@ -18,6 +20,7 @@ retried by the next run.  The summary covers the matches of this seed and count:
 from __future__ import annotations
 
 import argparse
+import fcntl
 import gzip
 import json
 import os
@@ -26,7 +29,9 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
 
@@ -96,11 +101,35 @@ def load_done(config: Config, index: int, out: Path) -> dict | None:
     return data
 
 
+def matches_done(config: Config, count: int, out: Path) -> list[dict]:
+    """The matches among 0..count-1 that ``out`` holds, in order; nothing is played."""
+    return [data for i in range(count) if (data := load_done(config, i, out)) is not None]
+
+
+@contextmanager
+def playing_into(out: Path) -> Iterator[None]:
+    """Hold ``out`` for one run: a second run into the same folder would play the same
+    matches again and overwrite their files, so it is refused."""
+    out.mkdir(parents=True, exist_ok=True)
+    with (out / ".playing").open("w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise SystemExit(
+                f"{out}: another run is playing into it (wait for it, use --summary to read it, or another --out)"
+            ) from None
+        yield
+
+
 def run_matches(
     config: Config, count: int, out: Path, workers: int = 1, timeout: float = 3600.0, play=play_match
 ) -> tuple[list[dict], int]:
     """Matches 0..count-1, played where ``out`` has no JSON yet: (all the matches done, failures)."""
-    out.mkdir(parents=True, exist_ok=True)
+    with playing_into(out):
+        return _play_missing(config, count, out, workers, timeout, play)
+
+
+def _play_missing(config: Config, count: int, out: Path, workers: int, timeout: float, play) -> tuple[list[dict], int]:
     done = {i: data for i in range(count) if (data := load_done(config, i, out)) is not None}
     failed = 0
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
@@ -138,11 +167,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "matches")
     parser.add_argument("--match-timeout", type=float, default=3600.0, help="seconds for a match and its analysis")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    parser.add_argument("--summary", action="store_true", help="summarise the matches --out holds; play nothing")
     args = parser.parse_args(argv)
-    if not (GNUBG.is_file() and os.access(GNUBG, os.X_OK)):
-        raise SystemExit("GNU Backgammon is not installed (apt-get install gnubg)")
     config = Config(args.player, args.length, args.gnubg_plies, args.analysis_plies, args.seed)
-    matches, failed = run_matches(config, args.matches, args.out, args.workers, args.match_timeout)
+    if args.summary:
+        matches, failed = matches_done(config, args.matches, args.out), 0
+    else:
+        if not (GNUBG.is_file() and os.access(GNUBG, os.X_OK)):
+            raise SystemExit("GNU Backgammon is not installed (apt-get install gnubg)")
+        matches, failed = run_matches(config, args.matches, args.out, args.workers, args.match_timeout)
     summary = {**summarise(config, matches), "failed": failed}
     print(json.dumps(summary, indent=1) if args.json else report(summary))
     return 1 if failed else 0

@@ -236,6 +236,30 @@ def test_a_match_with_its_json_is_not_played_again(tmp_path):
     assert again.played == [2] and [m["index"] for m in matches] == [0, 1, 2]
 
 
+def test_a_second_run_into_the_same_folder_is_refused_while_one_plays(tmp_path):
+    # a second run started beside the first played five matches of a 100-match series again
+    script = load_script()
+    config = script.Config(**CONFIG)
+    with script.playing_into(tmp_path):
+        player = FakePlayer(script)
+        with pytest.raises(SystemExit, match="another run is playing into it"):
+            script.run_matches(config, 2, tmp_path, play=player)
+        assert player.played == []
+    matches, _ = script.run_matches(config, 1, tmp_path, play=FakePlayer(script))  # free again once it ends
+    assert [m["index"] for m in matches] == [0]
+
+
+def test_the_summary_switch_reads_the_folder_and_plays_nothing(tmp_path, capsys):
+    script = load_script()
+    config = script.Config(**CONFIG)
+    script.run_matches(config, 2, tmp_path, play=FakePlayer(script))
+    argv = ["--player", "net:default@0", "--length", "3", "--gnubg-plies", "0", "--analysis-plies", "0"]
+    code = script.main([*argv, "--seed", "4", "--matches", "3", "--out", str(tmp_path), "--summary", "--json"])
+    summary = json.loads(capsys.readouterr().out)
+    assert code == 0 and summary["matches"] == 2 and summary["wins"] == 2
+    assert not list(tmp_path.glob(f"{script.match_stem(config, 2)}.*"))  # match 2 was not played
+
+
 def test_a_failed_match_is_counted_and_played_by_the_next_run(tmp_path):
     script = load_script()
     config = script.Config(**CONFIG)
