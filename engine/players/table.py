@@ -49,6 +49,12 @@ class Budget:
         return self.think - (time.perf_counter() - self.start)
 
 
+def close_leaders(top: list, moves: int = DEEPER_MOVES, close: float = CLOSE_MOVE) -> list:
+    """The first ``moves`` of ``top`` (ranked moves, best first) within ``close`` of the best:
+    the candidates a deeper look is spent on."""
+    return [move for move in top[:moves] if top[0].equity - move.equity < close]
+
+
 def rerank(tree: CubefulTree, ranked: list, state: MatchState | None, budget: Budget | None) -> list:
     """``ranked`` (``engine.players.agent.RankedMove``s, best first by the cubeless search,
     the mover on roll in ``state``) ranked again by cubeful equity (cubeless money
@@ -65,7 +71,7 @@ def rerank(tree: CubefulTree, ranked: list, state: MatchState | None, budget: Bu
     top = _scored(tree, top, state, depth)
     spent = time.perf_counter() - started
     if budget is not None and budget.think > 0 and len(top) > 1:
-        close = [move for move in top[:DEEPER_MOVES] if top[0].equity - move.equity < CLOSE_MOVE]
+        close = close_leaders(top)
         per_move = SAFETY * BRANCHING * spent / len(top)
         while len(close) > 1 and per_move * len(close) > budget.left():
             close = close[:-1]

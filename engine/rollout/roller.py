@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from engine.cube.met import CubeView
+from engine.players.table import close_leaders
 from engine.rollout.cubeful import CubefulSettings, mover_equities, rollout_after_moves, rollout_cube_decision
 from engine.rules.ids import MatchState
 
@@ -39,7 +40,7 @@ class Roller:
         on roll in ``state``) with the close leaders ranked again by their rollouts."""
         if state is None or len(top) < 2:
             return top
-        close = [move for move in top[: self.moves] if top[0].equity - move.equity < CLOSE_MOVE]
+        close = close_leaders(top, self.moves, CLOSE_MOVE)
         if len(close) < 2:
             return top
         view = CubeView.of(state)

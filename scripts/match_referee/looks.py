@@ -23,7 +23,7 @@ import numpy as np
 
 from engine.cube.cubeful import move_equities
 from engine.players.agent import Agent
-from engine.players.table import CLOSE_MOVE, DEEPER_MOVES
+from engine.players.table import CLOSE_MOVE, DEEPER_MOVES, close_leaders
 from engine.rollout.roller import Roller
 from engine.rules.ids import MatchState
 
@@ -38,7 +38,7 @@ class PlyLook:
     mean: bool = False
 
     def rank_moves(self, agent: Agent, top: list, state: MatchState) -> list:
-        close = [move for move in top[: self.moves] if top[0].equity - move.equity < self.close]
+        close = close_leaders(top, self.moves, self.close)
         if len(close) < 2:
             return top
         boards = np.stack([move.board for move in close])

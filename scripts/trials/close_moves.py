@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from engine.players.table import CLOSE_MOVE, DEEPER_MOVES, _scored  # noqa: E402
+from engine.players.table import _scored, close_leaders  # noqa: E402
 from nets.player import load_agent  # noqa: E402
 from scripts.judge_checker_play import decisions, key  # noqa: E402
 
@@ -41,7 +41,7 @@ def collect(seed: int, count: int, out: Path) -> None:
             ranked = two.choose_move(board, *dice).ranked
             depth = max(m.ply for m in ranked)
             top = _scored(two.tree, [m for m in ranked if m.ply == depth], None, depth)
-            close = [m for m in top[:DEEPER_MOVES] if top[0].equity - m.equity < CLOSE_MOVE]
+            close = close_leaders(top)
             candidates = close if len(close) > 1 else top[:1]
             three = {key(m.board): m.equity for m in _scored(two.tree, close, None, 3)} if len(close) > 1 else {}
             sage_equity = {tuple(m.board): float(m.equity) for m in sage.checker_play(sage_board(board), *dice).moves}
