@@ -39,30 +39,24 @@ GNUBG = "gnubg-1.07@2"
 CHUNK = 8
 
 
-def _key(board: np.ndarray) -> bytes:
-    return np.ascontiguousarray(board, np.int8).tobytes()
-
-
 def judge(decision, agents: dict, gnubg_answer, games: int, seed: int, roller, buffers) -> dict:
     from engine.cube.met import CubeView
     from engine.rollout.cubeful import CubefulSettings, mover_equities, rollout_after_moves
     from engine.rollout.cubeless import ROLLOUT_PRUNE_KEEP
-    from engine.rules.moves import generate_moves, steps_to_move
     from engine.rules.notation import format_gnubg
+    from scripts.judge_checker_play import key
+    from scripts.match_referee.judging import legal_results, pooled
 
     board, (d1, d2), state = decision.board, decision.dice, decision.state
-    n = generate_moves(board, d1, d2, *buffers.args())
-    legal = {_key(buffers.boards[i]): (buffers.boards[i].copy(), steps_to_move(buffers.steps[i])) for i in range(n)}
+    legal = legal_results(decision, buffers)
     picks, seconds = {}, {}
     for name, agent in agents.items():
         start = time.perf_counter()
-        picks[name] = _key(agent.choose_move(board, d1, d2, state).board)
+        picks[name] = key(agent.choose_move(board, d1, d2, state).board)
         seconds[name] = round(time.perf_counter() - start, 3)
     if gnubg_answer is not None:
-        picks[GNUBG] = _key(gnubg_answer[1])
-    pool = list(dict.fromkeys(picks.values()))
-    if any(k not in legal for k in pool):
-        raise RuntimeError(f"{decision.xgid}: a chosen move is not among the {n} legal results")
+        picks[GNUBG] = key(gnubg_answer[1])
+    pool = pooled(decision, legal, list(picks.values()))
     row = {
         "index": decision.index,
         "seed": seed,

@@ -37,6 +37,7 @@ from engine.rules.notation import format_gnubg
 from engine.rules.position import position_id
 from nets.player import load_agent
 from scripts.cube_check.gnubg_hint import GnubgCube
+from scripts.judge_checker_play import key
 from scripts.match_referee.decisions import CHECKER, Decision
 from scripts.match_referee.gnubg_answers import cube_answer
 
@@ -47,8 +48,19 @@ CUBE_PLAYERS = (TABLE, OUR_2PLY, GNUBG_2PLY)
 TOP = 3  # the best of our 2-ply ranking rolled out beside the players' choices
 
 
-def _key(board: np.ndarray) -> bytes:
-    return np.ascontiguousarray(board, np.int8).tobytes()
+def legal_results(decision: Decision, buffers: MoveBuffers) -> dict[bytes, tuple[np.ndarray, tuple]]:
+    """Every legal result of a checker decision's roll, by its board's ``key``: the board
+    after the move and the move's steps."""
+    n = generate_moves(decision.board, *decision.dice, *buffers.args())
+    return {key(buffers.boards[i]): (buffers.boards[i].copy(), steps_to_move(buffers.steps[i])) for i in range(n)}
+
+
+def pooled(decision: Decision, legal: dict, picks: list[bytes]) -> list[bytes]:
+    """``picks`` (board keys) without repeats, in order; each must be a legal result."""
+    pool = list(dict.fromkeys(picks))
+    if any(k not in legal for k in pool):
+        raise RuntimeError(f"{decision.xgid}: a chosen move is not among the {len(legal)} legal results")
+    return pool
 
 
 def rollout_seed(seed: int, decision: Decision) -> int:
@@ -78,30 +90,23 @@ class Referee:
     def judge_checker(self, decision: Decision, gnubg: tuple[str, np.ndarray] | None) -> dict:
         """``gnubg``: gnubg 1.07's move text and board after it (None: not asked)."""
         board, (d1, d2), state = decision.board, decision.dice, decision.state
-        n = generate_moves(board, d1, d2, *self.buffers.args())
-        legal = {
-            _key(self.buffers.boards[i]): (self.buffers.boards[i].copy(), steps_to_move(self.buffers.steps[i]))
-            for i in range(n)
-        }
+        legal = legal_results(decision, self.buffers)
         picks, seconds, plies = {}, {}, {}
         ranked = ()
         for name, agent in self.ours.items():
             start = time.perf_counter()
             choice = agent.choose_move(board, d1, d2, state)
             seconds[name] = round(time.perf_counter() - start, 3)
-            picks[name], plies[name] = _key(choice.board), choice.ply
+            picks[name], plies[name] = key(choice.board), choice.ply
             if name == OUR_2PLY:
                 ranked = choice.ranked
         boards = np.stack([b for b, _ in legal.values()])
         start = time.perf_counter()
-        picks[GNUBG_NN_2PLY] = _key(boards[self.gnubg_nn.choose(board, d1, d2, boards)])
+        picks[GNUBG_NN_2PLY] = key(boards[self.gnubg_nn.choose(board, d1, d2, boards)])
         seconds[GNUBG_NN_2PLY] = round(time.perf_counter() - start, 3)
         if gnubg is not None:
-            picks[GNUBG_2PLY] = _key(gnubg[1])
-        pool = list(dict.fromkeys([*picks.values(), *(_key(m.board) for m in ranked[:TOP])]))
-        missing = [k for k in pool if k not in legal]
-        if missing:
-            raise RuntimeError(f"{decision.xgid}: a chosen move is not among the {n} legal results")
+            picks[GNUBG_2PLY] = key(gnubg[1])
+        pool = pooled(decision, legal, [*picks.values(), *(key(m.board) for m in ranked[:TOP])])
         equities = self._rollout_moves(decision, [legal[k][0] for k in pool])
         means = [float(e.mean()) for e in equities]
         best = int(np.argmax(means))
