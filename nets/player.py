@@ -47,7 +47,7 @@ def shipped_nets() -> list[str]:
 
 TABLE = "table"
 ROLLER = "roller"  # the table level with short cubeful rollouts of close decisions instead of 3-ply
-TABLE_THINK = 1.0  # seconds a decision of the table level may take, one core
+TABLE_THINK = 1.0  # seconds a decision of the table level may take
 
 
 def agent_for(name: str, level: str, think: float = TABLE_THINK, label: str | None = None, workers: int = 1) -> Agent:

@@ -130,7 +130,7 @@ def run_matches(
 
 
 def _play_missing(config: Config, count: int, out: Path, workers: int, timeout: float, play) -> tuple[list[dict], int]:
-    done = {i: data for i in range(count) if (data := load_done(config, i, out)) is not None}
+    done = {data["index"]: data for data in matches_done(config, count, out)}
     failed = 0
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         futures = {pool.submit(play, config, i, out, timeout): i for i in range(count) if i not in done}

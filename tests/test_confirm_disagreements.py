@@ -2,23 +2,10 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
-SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "confirm_disagreements.py"
-
-
-def load_script():
-    spec = importlib.util.spec_from_file_location("confirm_disagreements", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+from scripts import confirm_disagreements as script
 
 
 def test_only_checker_decisions_where_both_players_chose_differently_are_looked_at_again():
-    script = load_script()
     rows = [
         {"kind": "checker", "play": "match", "picks": {"a": 0, "b": 1}},  # a disagreement
         {"kind": "checker", "play": "match", "picks": {"a": 2, "b": 2}},  # the same move

@@ -6,28 +6,12 @@ dice are seeded, so the comparison is the same on every run."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from functools import lru_cache
-from pathlib import Path
-
+from scripts import check_cubeful_rollout as script
 from tests.gnubg_cli import require_gnubg
-
-SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "check_cubeful_rollout.py"
-
-
-@lru_cache(maxsize=1)
-def load_script():
-    spec = importlib.util.spec_from_file_location("check_cubeful_rollout", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_cubeful_rollouts_agree_with_gnubgs_within_two_standard_errors():
     require_gnubg()
-    script = load_script()
     every = script.cases(per_state=1, seed=35)
     wanted = {
         "money, centred",
