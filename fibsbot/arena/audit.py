@@ -146,8 +146,18 @@ def read_as_analyse_does(path: Path, audit: Audit) -> dict[tuple[int, int], set[
         return None
 
 
+GNUBG_BATCH = 200  # match files one gnubg process reads, so a soak's thousands stay within its time limit
+
+
 def gnubg_matches(paths: list[Path]) -> dict[str, dict]:
     """gnubg's reading of each match file (``gnubg.match()`` after ``import mat``)."""
+    read: dict[str, dict] = {}
+    for start in range(0, len(paths), GNUBG_BATCH):
+        read.update(_gnubg_batch(paths[start : start + GNUBG_BATCH]))
+    return read
+
+
+def _gnubg_batch(paths: list[Path]) -> dict[str, dict]:
     if not paths:
         return {}
     with tempfile.TemporaryDirectory() as work:

@@ -178,8 +178,12 @@ async def run_chaos(
     ply: int = 0,
     fault_rate: float = 0.5,
     progress: Callable[[str], None] | None = None,
+    kill_share: float = 0.5,
+    after_match: Callable[[int, int | None], object] | None = None,
 ) -> ChaosResult:
-    """Play ``matches`` with faults; ``fault_rate``: the chance of a fault at each random moment."""
+    """Play ``matches`` with faults; ``fault_rate``: the chance of a fault at each random moment,
+    ``kill_share``: the share of faults that SIGKILL the daemon (the others drop its connection);
+    ``after_match(number, daemon_pid)`` is called after each match (the soak samples there)."""
     rng = random.Random(seed)
     data_dir = Path(data_dir or Path.cwd() / "chaos-run").resolve()
     (data_dir / "log").mkdir(parents=True, exist_ok=True)
@@ -254,7 +258,7 @@ async def run_chaos(
                     result.chats += 1
                 if match in core.finished or BOT not in core.matches or rng.random() >= fault_rate:
                     continue
-                if rng.random() < 0.5:
+                if rng.random() < 1.0 - kill_share:
                     result.drops += server.drop(BOT)
                 else:
                     await daemon.kill()
@@ -262,6 +266,8 @@ async def run_chaos(
                     await daemon.start()
             if match not in core.finished:
                 result.stuck += 1
+            if after_match is not None:
+                after_match(k + 1, daemon.proc.pid if daemon.proc is not None else None)
             if progress:
                 progress(
                     f"match {k + 1}/{matches}: {'finished' if match in core.finished else 'STUCK'} "

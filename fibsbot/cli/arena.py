@@ -48,6 +48,13 @@ def _setup(p: argparse.ArgumentParser) -> None:
         default=0.5,
         help="with --chaos: the chance of a fault at each random moment (default 0.5)",
     )
+    p.add_argument(
+        "--soak",
+        metavar="FILE",
+        help="a long fault run (implies --chaos, never kills the daemon): after each match, append the "
+        "daemon's memory, open descriptors, decision times and disk use to FILE (JSON lines), then "
+        "print whether they stayed flat",
+    )
 
 
 SPARRING_STYLES = ("pubeval", "blitz")  # the sparring bots besides a net of ours (fibsbot.arena.sparring)
@@ -88,7 +95,7 @@ def _arena(args: argparse.Namespace) -> int:
     def progress(text: str) -> None:
         print(text, file=sys.stderr, flush=True)
 
-    if args.chaos:
+    if args.chaos or args.soak:
         return _chaos(args, progress)
     try:
         level = args.ply if args.ply == "table" else int(args.ply)
@@ -115,6 +122,23 @@ def _arena(args: argparse.Namespace) -> int:
     return 0 if result.stuck == 0 else 1
 
 
+def _soak_sampler(args: argparse.Namespace):
+    from pathlib import Path
+
+    from fibsbot.arena.soak import Sampler
+    from fibsbot.config import Settings
+
+    out = Path(args.soak)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.open("a").close()
+    except OSError as exc:
+        raise UserError(f"--soak {args.soak}: cannot write there ({exc.strerror})") from None
+    data_dir = Path(args.data_dir or Path.cwd() / "chaos-run").resolve()
+    cap = getattr(getattr(Settings(), "records", None), "log_max_mb", None)  # the cap the daemon gets
+    return Sampler(out, data_dir, cap)
+
+
 def _chaos(args: argparse.Namespace, progress) -> int:
     from fibsbot.arena.chaos import print_chaos, run_chaos
 
@@ -123,6 +147,7 @@ def _chaos(args: argparse.Namespace, progress) -> int:
     if args.ply == "table":
         raise UserError("--chaos plays at 0, 1 or 2 plies (the fault test measures records, not strength)")
     args.ply = int(args.ply)
+    sampler = _soak_sampler(args) if args.soak else None
     result = asyncio.run(
         run_chaos(
             args.matches,
@@ -132,12 +157,18 @@ def _chaos(args: argparse.Namespace, progress) -> int:
             args.ply,
             args.fault_rate,
             None if args.json else progress,
+            kill_share=0.0 if sampler else 0.5,
+            after_match=sampler,
         )
     )
     if args.json:
         print(json.dumps(result.as_dict()))
     else:
         print_chaos(result)
+    if sampler is not None:
+        from fibsbot.arena.soak import summarise
+
+        print(json.dumps({"soak": summarise(sampler.out)}))
     a = result.audit
     clean = not (result.stuck or a.moves_lost or a.moves_wrong or a.queue_rows_dangling or result.observer_failures)
     return 0 if clean and not a.problems else 1
