@@ -24,15 +24,18 @@ from fibsbot.protocol.events import (
     DoubleRejected,
     GameEnd,
     GameSaved,
+    Logout,
     MatchEnd,
     MatchResumed,
     MatchStart,
     OwnInfo,
     ResignAccepted,
     ScoreLine,
+    ServerError,
     WhoInfo,
 )
 from fibsbot.protocol.match.outputs import NullObserver
+from fibsbot.protocol.notices import refusing_games
 
 _COLOURS = {"info": "\x1b[32m", "warning": "\x1b[33m", "error": "\x1b[31;1m"}
 _RESET = "\x1b[0m"
@@ -104,6 +107,7 @@ class Console(NullObserver):
         self._length: int | None = None
         self._last_game = ""  # how the last game ended, told with the score that follows
         self._refusal_told = False
+        self._refusing: set[str] = set()  # players said to be refusing games, until they are ready or leave
 
     # --- output --------------------------------------------------------------------------
 
@@ -132,6 +136,7 @@ class Console(NullObserver):
 
     def _session_logged_in(self, user: str) -> None:
         self._refusal_told = False
+        self._refusing.clear()  # the driver invites them again after a login
         self.say(f"logged in as {user}")
 
     def _session_login_refused(self, user: str, host: str, port: int, refusals: int, limit: int | None) -> None:
@@ -170,6 +175,8 @@ class Console(NullObserver):
     # --- the server's events (``on_event``) ------------------------------------------------
 
     def on_event(self, event, snapshot) -> None:
+        if isinstance(event, WhoInfo) and event.ready:
+            self._refusing.discard(event.name)
         if isinstance(event, (OwnInfo, WhoInfo)) and event.name == self.user:
             self._rating_seen(float(event.rating), int(event.experience))
         elif isinstance(event, MatchStart):
@@ -194,11 +201,37 @@ class Console(NullObserver):
             game = f" ({self._last_game})" if self._last_game else ""
             self.say(f"match {'won' if event.we_won else 'lost'} {ours}-{theirs} against {opponent}{game}")
             self._opponent, self._last_game = None, ""
+        elif isinstance(event, ServerError):
+            self._refusing_games(refusing_games(event.message))
+        elif isinstance(event, Logout):
+            self._refusing.discard(event.name)
         elif isinstance(event, GameSaved) and self._opponent is not None:
             who = "we" if event.player in ("You", self.user) else event.player
             how = _SAVED.get(event.reason, event.reason.replace("_", " "))
             self.say(f"match with {self._opponent} saved ({who} {how}): it goes on when both are back")
             self._opponent = None
+
+    def _refusing_games(self, name: str | None) -> None:
+        """``** NAME is refusing games.``: the invitation to resume a saved match was refused; said
+        once while they stay not ready (the driver invites again when their who line shows them ready)."""
+        if name is None or name in self._refusing:
+            return
+        self._refusing.add(name)
+        self.say(f"{name} is refusing games: our saved match with {name} waits until they are ready")
+
+    def warming(self, ply: int, detail: str) -> None:
+        """The searching agent plays at 0-ply until its search is compiled (``fibsbot.warmup``)."""
+        self.say(f"playing at 0-ply while the {ply}-ply search compiles ({detail})")
+
+    def search_ready(self, ply: int, outcome: str, seconds: float) -> None:
+        if outcome == "failed":
+            self.say(
+                f"the search warm-up failed: the bot compiles the {ply}-ply search itself at its next decision "
+                "(the JSON log says why)",
+                "warning",
+            )
+            return
+        self.say(f"the {ply}-ply search is ready after {seconds:.0f} s: moves at {ply}-ply from now")
 
     def _rating_seen(self, rating: float, experience: int) -> None:
         before = self._rating

@@ -139,7 +139,8 @@ async def run_daemon(settings: Settings, stop: asyncio.Event | None = None, cons
     agent = reloader.load_agent()
     reloader.search_ready = start_warmup(agent, log, enabled=settings.play.warmup)
     records.net_version = f"{agent.evaluator.name}:{reloader.version or 'shipped'}"
-    owner = OwnerRecords(settings.data_dir, user)  # status files for `fibsbot status`
+    # status files for `fibsbot status`, the rating lines named by the account as the journals' site
+    owner = OwnerRecords(settings.data_dir, user, server=f"{settings.server.host}:{settings.server.port}")
     observers: list = [reloader, records, owner]
     if console is not None:
         observers.append(console)  # last: it tells what the records have already written
@@ -180,23 +181,46 @@ async def run_daemon(settings: Settings, stop: asyncio.Event | None = None, cons
     owner.started(
         server=settings.server.host, port=settings.server.port, agent=agent.name, net_version=records.net_version
     )
+    warming = None
     if console is not None:
-        _announce_start(console, settings, agent.name, reloader.search_ready)
+        warming = _announce_start(console, settings, agent.name, reloader.search_ready, agent.ply)
     try:
         await client.run()
     finally:
         owner.stopped()
         watcher.cancel()
+        if warming is not None:
+            warming.cancel()
         queue.close()
         log.info("daemon_stop", matches=len(records.finished), queued=records.queued)
         if console is not None:
             console.say(f"stopped: {len(records.finished)} matches finished, {records.queued} positions queued")
 
 
-def _announce_start(console: Console, settings: Settings, agent_name: str, warmup: SearchWarmup | None) -> None:
+def _announce_start(
+    console: Console, settings: Settings, agent_name: str, warmup: SearchWarmup | None, ply: int
+) -> asyncio.Task | None:
+    """The start line, and while the search compiles, that the bot plays at 0-ply until it is
+    ready (the console says when); returns the task that watches the warm-up, if any."""
     console.say(f"starting: {agent_name}, records in {settings.data_dir}")
-    if warmup is not None and warmup.proc is not None:
-        console.say(
-            f"compiling the search in the background (pid {warmup.proc.pid}, once per install): "
-            "moves at 0-ply until it is ready"
-        )
+    if warmup is None:
+        return None
+    if warmup.ready:
+        if warmup.outcome == "failed":  # the child could not even start
+            console.search_ready(ply, "failed", 0.0)
+        return None
+    warmup.on_ready = lambda outcome, seconds: console.search_ready(ply, outcome, seconds)
+    detail = (
+        f"in the background, pid {warmup.proc.pid}, once per install"
+        if warmup.proc is not None
+        else "by the warm-up an earlier start left running"
+    )
+    console.warming(ply, detail)
+    return asyncio.create_task(_watch_warmup(warmup))
+
+
+async def _watch_warmup(warmup: SearchWarmup, every_s: float = 2.0) -> None:
+    """Ask the warm-up now and then, so that its end is told when it comes, not at the next
+    decision (the agent switches to its search at its next decision either way)."""
+    while not warmup():
+        await asyncio.sleep(every_s)

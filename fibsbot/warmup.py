@@ -32,6 +32,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import structlog
@@ -105,6 +106,8 @@ class SearchWarmup:
         self.ready = False
         self.outcome = ""  # "cached", "warmed", "failed" once ready
         self.watching = False  # another process's warm-up compiles: only its marker is awaited
+        # told (outcome, seconds) when a warm-up that kept the agent at 0-ply ends: the console's line
+        self.on_ready: Callable[[str, float], None] | None = None
         self._lock = threading.Lock()
 
     def start(self) -> SearchWarmup:
@@ -206,6 +209,11 @@ class SearchWarmup:
     def _finish(self, outcome: str) -> None:
         self.ready = True
         self.outcome = outcome
+        if self.on_ready is not None and outcome != "cached":
+            try:
+                self.on_ready(outcome, round(time.monotonic() - self.started, 1))
+            except Exception:  # noqa: BLE001 - a line that cannot be shown must not stop the bot
+                self.log.warning("search_ready_not_told", exc_info=True)
 
 
 def _read(path: Path) -> dict:

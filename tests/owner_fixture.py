@@ -22,6 +22,8 @@ from fibsbot.owner.live import OwnerRecords, record_retrain
 from fibsbot.records.journal import MatchJournal
 from fibsbot.records.queue import Disagreement, TrainingQueue
 
+SITE = "127.0.0.1:4321"  # the server of the daemon state make_data_dir writes: one account
+
 Chooser = Callable[[np.ndarray, int, int, MatchState, random.Random], tuple]
 
 
@@ -83,7 +85,7 @@ def record_match(
     opponent: str = "sparring",
     finish: bool = True,
 ) -> MatchJournal:
-    journal = MatchJournal.create(matches_dir, "fibsbot", opponent, length, site="test")
+    journal = MatchJournal.create(matches_dir, "fibsbot", opponent, length, site=SITE)
     score, crawford_done, game = [0, 0], False, 0
     while max(score) < length:
         crawford = not crawford_done and length - 1 in score
@@ -122,7 +124,7 @@ def make_data_dir(root: Path, matches: int = 3, seed: int = 5, with_owner_files:
         ]
         queue.mark_labelled(ids[:2], label="test")
     if with_owner_files:
-        owner = OwnerRecords(data_dir, "fibsbot")
+        owner = OwnerRecords(data_dir, "fibsbot", server=SITE)
         for rating, experience in ((1500.0, 0), (1500.0, 0), (1512.5, 3), (1507.25, 6)):
             owner.rating(rating, experience)
         owner.started(server="127.0.0.1", port=4321, agent="net:default@2")

@@ -71,7 +71,14 @@ def test_the_index_is_reused_and_follows_a_match_in_progress(tmp_path):
     record_match(tmp_path / "matches", random.Random(3), 5, finish=False)
     status = status_json(tmp_path)
     assert status["unfinished"] == 1 and status["totals"]["matches"] == 2
-    current = status["current_match"]
+    assert status["current_match"] is None  # no daemon plays it
+    from tests.test_owner_accounts import daemon_process, started_owner
+
+    with daemon_process() as child:
+        owner = started_owner(tmp_path, child.pid)
+        owner._follow_match("sparring", 5)
+        owner._write_state()
+        current = status_json(tmp_path)["current_match"]
     assert current["opponent"] == "sparring" and current["length"] == 5 and current["cube"] in (1, 2, 4)
 
 

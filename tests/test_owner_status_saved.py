@@ -8,6 +8,7 @@ import time
 
 from tests.owner_fixture import make_data_dir, record_match
 from tests.test_cli import run_cli
+from tests.test_owner_accounts import daemon_process, started_owner
 from tests.test_owner_status import status_json
 
 
@@ -39,10 +40,14 @@ def test_the_newest_match_in_progress_stays_current_beside_older_saved_ones(tmp_
         age(journal.path, 7200 - k)  # all saved before the finished match
         time.sleep(0.01)  # journal names carry the start time: keep them in order
     bob = record_match(tmp_path / "matches", random.Random(9), 7, finish=False, opponent="bob")
-    status = status_json(tmp_path)
+    with daemon_process() as child:  # the daemon plays bob's newer match
+        owner = started_owner(tmp_path, child.pid)
+        owner._follow_match("bob", 7)
+        owner._write_state()
+        status = status_json(tmp_path)
+        code, out, _ = run_cli(["status", "--data-dir", str(tmp_path)])
     assert status["current_match"]["opponent"] == "bob" and status["current_match"]["length"] == 7
     assert [m["opponent"] for m in status["saved_matches"]] == names[::-1]
-    code, out, _ = run_cli(["status", "--data-dir", str(tmp_path)])
     assert "current match: vs bob, 7-point" in out and "saved, waiting for frank" in out
     assert "saved, waiting for alice" not in out and "and 1 more saved match\n" in out
     assert bob.path.exists()

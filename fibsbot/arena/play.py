@@ -186,7 +186,12 @@ async def run_arena(
             passwords[BOT],
             agent,
             PolicySettings(user=BOT, min_length=1, max_length=99),
-            [records, watcher, OwnerRecords(data_dir, BOT), *([console] if console is not None else [])],
+            [
+                records,
+                watcher,
+                OwnerRecords(data_dir, BOT, server=records.site),  # rating lines named by the arena's account
+                *([console] if console is not None else []),
+            ],
             matches,
         )
         theirs = _client(

@@ -50,12 +50,23 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         prog="fibsbot",
         description="A backgammon bot for FIBS-style servers, and the engine and training behind it.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name, (help_text, setup, _run) in COMMANDS.items():
         subparser = sub.add_parser(name, help=help_text, description=help_text)
-        if only not in COMMANDS or name == only:
+        if (only not in COMMANDS and only != "--version") or name == only:
             setup(subparser)
     return parser
+
+
+def package_version() -> str:
+    """The installed package's version (its metadata, as pip shows it)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("fibsbot")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown (not installed)"
 
 
 def _stderr_logger(*_args) -> structlog.PrintLogger:

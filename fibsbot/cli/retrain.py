@@ -119,6 +119,10 @@ def _retrain(args: argparse.Namespace) -> int:
     if not config.data_dir.exists():
         raise UserError(f"no data directory {config.data_dir}: play some matches first (fibsbot arena)")
     net_path(args.net)  # the incumbent where the data dir has promoted none: a misspelt name fails before any work
+    empty = nothing_to_learn(config.data_dir)
+    if empty is not None:  # self-play alone would label thousands of positions and learn nothing of the bot's play
+        print(json.dumps({"promoted": False, "positions_labelled": 0, "reason": empty}) if args.json else empty)
+        return 0
     queue_path = config.data_dir / "queue.sqlite"
     open_queue = partial(TrainingQueue, queue_path) if queue_path.exists() else None
     from fibsbot.owner.live import record_retrain
@@ -145,6 +149,35 @@ def _retrain(args: argparse.Namespace) -> int:
         if report.candidate:
             print(f"the refused candidate is kept in {report.candidate}.npz: net:{report.candidate}@0 plays it")
     return 0
+
+
+def nothing_to_learn(data_dir: Path) -> str | None:
+    """Why a retrain of ``data_dir`` has nothing to learn from (no decision queued, no match
+    logged, no set of an earlier retrain), or None when it has something."""
+    from fibsbot.owner.readers import DataDirError, queue_counts
+
+    training = data_dir / "training"
+    if (training / "set.npz").exists() or (training / "labelling").exists():
+        return None  # an earlier retrain's set or its labelling: the loop itself tells what is new
+    try:
+        queue = queue_counts(data_dir)
+    except DataDirError as exc:
+        raise UserError(str(exc)) from exc
+    if (queue is not None and queue.waiting) or _logs_a_decision(data_dir / "log"):
+        return None
+    return (
+        f"nothing to learn from in {data_dir}: no queued decisions and no logged matches yet "
+        "(the daemon or fibsbot arena --data-dir plays some); nothing labelled, the net unchanged"
+    )
+
+
+def _logs_a_decision(log_dir: Path) -> bool:
+    """Whether a JSON log holds a decision with its position, as the retrain reads them."""
+    for path in sorted(log_dir.glob("*.jsonl")) if log_dir.is_dir() else []:
+        with open(path, encoding="utf-8", errors="replace") as lines:
+            if any('"decision"' in line and '"position_id"' in line for line in lines):
+                return True
+    return False
 
 
 def _roll_back(data_dir: Path, version: str) -> int:

@@ -12,6 +12,20 @@ import json
 
 from fibsbot.cli.registry import UserError, command
 
+PRUNE_DEFAULT = "default"  # --prune alone: the engine's ROLLOUT_PRUNE_KEEP (named here without loading the engine)
+
+
+def check_limits(args: argparse.Namespace) -> None:
+    """--max-turns and --prune in range: a negative turn limit, or pruning to no move at all,
+    is a mistake, not a request for the default."""
+    if args.max_turns < 0:
+        raise UserError(f"--max-turns must be 0 (play every game out) or more, not {args.max_turns}")
+    if args.prune is not None and args.prune != PRUNE_DEFAULT and args.prune < 1:
+        raise UserError(
+            f"--prune K needs K of 1 or more moves for the full net to score, not {args.prune} "
+            "(leave --prune out for an unpruned rollout)"
+        )
+
 
 def _setup(p: argparse.ArgumentParser) -> None:
     p.add_argument("--position-id", required=True, help="gnubg Position ID, the player on roll in front")
@@ -74,8 +88,8 @@ def _setup(p: argparse.ArgumentParser) -> None:
         "--prune",
         type=int,
         nargs="?",
-        const=-1,
-        default=0,
+        const=PRUNE_DEFAULT,
+        default=None,
         metavar="K",
         help="play as gnubg's rollouts do: the pruning net picks K moves (default 8, the engine's "
         "ROLLOUT_PRUNE_KEEP) for the full net to score, about twice the games per second",
@@ -97,6 +111,7 @@ def _rollout(args: argparse.Namespace) -> int:
         raise UserError("--games and --workers must be at least 1")
     if args.candidates < 1:
         raise UserError("--candidates must be at least 1")
+    check_limits(args)
     try:
         request = parse_request(args.position_id, args.match_id, dice=tuple(args.dice) if args.dice else None)
     except HintError as exc:
@@ -108,7 +123,7 @@ def _rollout(args: argparse.Namespace) -> int:
         agent = rollout_agent(f"net:{args.net}") if args.workers <= 1 and args.ray_address is None else None
     except PlayerSpecError as exc:
         raise UserError(str(exc)) from exc
-    prune = ROLLOUT_PRUNE_KEEP if args.prune == -1 else max(0, args.prune)
+    prune = ROLLOUT_PRUNE_KEEP if args.prune == PRUNE_DEFAULT else (args.prune or 0)
     try:
         if cubeful:
             from fibsbot.cli.rollout_cubeful import run_cubeful
@@ -133,7 +148,7 @@ def _run_cubeless(args: argparse.Namespace, request, agent, prune: int) -> int:
         workers=args.workers,
         ray_address=args.ray_address,
         varredn=args.varredn,
-        max_turns=max(0, args.max_turns),
+        max_turns=args.max_turns,
         prune=prune,
     )
     if request.dice is None:

@@ -61,7 +61,7 @@ def run_cubeful(args: argparse.Namespace, request, agent, prune: int) -> int:
         workers=args.workers,
         ray_address=args.ray_address,
         varredn=args.varredn,
-        max_turns=max(0, args.max_turns),
+        max_turns=args.max_turns,
         prune=prune,
     )
     unit = "points per cube" if state.is_money else "EMG"

@@ -17,7 +17,7 @@ from pathlib import Path
 from fibsbot.records.atomic import write_atomically
 from fibsbot.records.journal import FINISHED, PLAYING, SUFFIX
 
-INDEX_VERSION = 2  # 2: the score of a match is the server's final one
+INDEX_VERSION = 3  # 2: the score of a match is the server's final one; 3: the site (server) it was played on
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,7 @@ class MatchSummary:
     status: str
     score: tuple[int, int]
     games: int
+    site: str = ""  # the server (``host:port``, or the arena's name); "" where the journal does not say
 
     @property
     def finished(self) -> bool:
@@ -84,6 +85,7 @@ def read_summary(path: Path, mtime: float) -> MatchSummary | None:
             str(data.get("status", PLAYING)),
             score,
             games,
+            str(header.get("site") or ""),
         )
     except (OSError, ValueError, KeyError, TypeError, IndexError):
         return None

@@ -30,9 +30,9 @@ from fibsbot.owner.plots import (
     require_matplotlib,
     results_plot,
 )
-from fibsbot.owner.readers import promotions, queue_growth, ratings
+from fibsbot.owner.readers import promotions, queue_growth
 from fibsbot.owner.rounds import round_figures, round_labelled, round_verdict, round_when
-from fibsbot.owner.status import collect_status, format_status
+from fibsbot.owner.status import account_records, collect_status, format_status
 
 log = structlog.get_logger("fibsbot.owner")
 WORST_OURS, WORST_THEIRS = 15, 10
@@ -66,12 +66,14 @@ def analyse_missing(
     known: dict[str, MatchAnalysis],
     result: ReportResult,
     progress: Callable[[str], None] = progress_to_stderr,
+    among: set[str] | None = None,
 ) -> None:
-    """Analyse up to ``limit`` of the newest finished matches that have no kept analysis,
-    saying which match it is at."""
+    """Analyse up to ``limit`` of the newest finished matches (of ``among``, records' names, when
+    given) that have no kept analysis, saying which match it is at."""
     if limit <= 0:
         return
-    missing = [s for s in MatchIndex(data_dir).summaries() if s.finished and s.mat not in known][-limit:]
+    summaries = [s for s in MatchIndex(data_dir).summaries() if among is None or s.mat in among]
+    missing = [s for s in summaries if s.finished and s.mat not in known][-limit:]
     if not missing:
         return
     from nets.player import load_agent
@@ -174,18 +176,26 @@ def build_report(
     out_dir.mkdir(parents=True, exist_ok=True)
     result = ReportResult(out_dir / "index.html")
     status = collect_status(data_dir)
-    finished = [s for s in MatchIndex(data_dir).summaries() if s.finished]
+    records = account_records(data_dir)  # the account in use: another account's matches and rating stay out
+    finished = [s for s in records.summaries if s.finished]
     known = load_analyses(data_dir)
-    analyse_missing(data_dir, analyse, ply, net, known, result, progress)
+    analyse_missing(data_dir, analyse, ply, net, known, result, progress, {s.mat for s in finished})
     order = {s.mat: k for k, s in enumerate(finished)}
-    analyses = sorted(known.values(), key=lambda a: (order.get(Path(a.file).name, len(order)), a.file))
+    others = {s.mat for s in records.all_summaries} - set(order)
+    analyses = sorted(
+        (a for a in known.values() if Path(a.file).name not in others),
+        key=lambda a: (order.get(Path(a.file).name, len(order)), a.file),
+    )
 
     pictures = [
         (
             "Results over time",
             results_plot(out_dir / "results.png", [s.won for s in finished], [s.score for s in finished]),
         ),
-        ("Rating on the server", rating_plot(out_dir / "rating.png", ratings(data_dir))),
+        (
+            "Rating on the server" + (f" ({records.account.label})" if records.account else ""),
+            rating_plot(out_dir / "rating.png", records.ratings),
+        ),
         (
             "Error rate per analysed match",
             per_match_plot(

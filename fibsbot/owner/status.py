@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 
+from fibsbot.owner.accounts import Account, current_account, other_accounts, unnamed_rating_lines
 from fibsbot.owner.index import MatchIndex, MatchSummary
+from fibsbot.owner.matches_view import current_match, last_match, match_in_play, saved_matches
 from fibsbot.owner.readers import daemon_state, net_in_use, queue_counts, ratings, retrains
 from fibsbot.owner.rounds import completed_retrains, earlier_figures, format_retrain_rounds, retrain_rounds
-from fibsbot.records.journal import PLAYING, SUFFIX, replay
+from fibsbot.records.journal import PLAYING, SUFFIX
 
 RATING_TREND_LINES = 20  # the trend compares the latest rating with the one this many changes back
 SAVED_SHOWN = 5  # saved matches listed by name; the rest are counted
@@ -33,59 +35,6 @@ def totals(summaries: list[MatchSummary]) -> dict:
     return {**overall, "by_length": {str(k): v for k, v in sorted(by_length.items())}}
 
 
-def _in_progress(summaries: list[MatchSummary]) -> MatchSummary | None:
-    """The newest unfinished match, unless a match finished after its last action: then the
-    daemon has moved on, and it is a saved match waiting for its opponent, not the current one."""
-    playing = [s for s in summaries if s.status == PLAYING]
-    if not playing:
-        return None
-    last_finish = max((s.ended for s in summaries if s.finished), default=None)
-    newest = playing[-1]
-    return newest if last_finish is None or newest.ended >= last_finish else None
-
-
-def saved_matches(summaries: list[MatchSummary]) -> list[dict]:
-    """Unfinished matches other than the current one, newest first: saved on the server until
-    their opponent comes back (the daemon resumes them then)."""
-    current = _in_progress(summaries)
-    saved = [s for s in summaries if s.status == PLAYING and s is not current]
-    return [
-        {"opponent": s.opponent, "length": s.length, "score": list(s.score), "started": s.started, "record": s.mat}
-        for s in reversed(saved)
-    ]
-
-
-def current_match(data_dir: Path, summaries: list[MatchSummary]) -> dict | None:
-    """The match in progress, with the score, cube and game as its journal has them."""
-    newest = _in_progress(summaries)
-    if newest is None:
-        return None
-    info = {
-        "opponent": newest.opponent,
-        "length": newest.length,
-        "score": list(newest.score),
-        "started": newest.started,
-        "record": newest.mat,
-        "cube": 1,
-        "cube_owner": None,
-        "game": newest.games,
-    }
-    path = Path(data_dir) / "matches" / newest.journal
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        recorder = replay(data["header"], path.with_name(newest.mat), data["actions"]).recorder
-    except Exception:  # noqa: BLE001 - a journal being written: the summary's figures stand
-        return info
-    game = recorder.current_game
-    info["score"] = list(recorder.score)
-    if game is not None:
-        owner = game.cube_owner
-        info.update(
-            cube=game.cube, cube_owner=None if owner is None else ("us" if owner == 0 else "them"), game=game.number
-        )
-    return info
-
-
 def rating_trend(lines: list[dict]) -> dict | None:
     if not lines:
         return None
@@ -101,19 +50,47 @@ def rating_trend(lines: list[dict]) -> dict | None:
     }
 
 
+@dataclass
+class AccountRecords:
+    """The account in use and its records; ``everyone``'s records for the others."""
+
+    account: Account | None
+    daemon: dict | None
+    summaries: list[MatchSummary]
+    ratings: list[dict]
+    all_summaries: list[MatchSummary]
+    all_ratings: list[dict]
+
+
+def account_records(data_dir: Path) -> AccountRecords:
+    daemon = daemon_state(data_dir)
+    summaries, rows = MatchIndex(data_dir).summaries(), ratings(data_dir)
+    account = current_account(daemon, rows, summaries)
+    if account is None:
+        return AccountRecords(None, daemon, summaries, [], summaries, rows)
+    mine = [s for s in summaries if account.holds_match(s)]
+    return AccountRecords(account, daemon, mine, [r for r in rows if account.holds_rating(r)], summaries, rows)
+
+
 def collect_status(data_dir: Path) -> dict:
     data_dir = Path(data_dir)
-    summaries = MatchIndex(data_dir).summaries()
+    records = account_records(data_dir)
+    summaries, daemon = records.summaries, records.daemon
     history = retrains(data_dir)
     done = completed_retrains(history)  # a failed retrain is listed among the rounds, not as the last one
+    playing = match_in_play(daemon, summaries)
     return {
         "data_dir": str(data_dir),
-        "daemon": daemon_state(data_dir),
-        "current_match": current_match(data_dir, summaries),
-        "saved_matches": saved_matches(summaries),
+        "daemon": daemon,
+        "account": None if records.account is None else records.account.as_dict(),
+        "current_match": current_match(data_dir, playing),
+        "saved_matches": saved_matches(summaries, playing, daemon),
+        "last_match": last_match(summaries),
         "totals": totals(summaries),
         "unfinished": sum(s.status == PLAYING for s in summaries),
-        "rating": rating_trend(ratings(data_dir)),
+        "rating": rating_trend(records.ratings),
+        "other_accounts": other_accounts(records.account, records.all_ratings, records.all_summaries),
+        "unnamed_rating_lines": unnamed_rating_lines(records.all_ratings),
         "net": net_in_use(data_dir),
         "queue": (lambda q: None if q is None else {"labelled": q.labelled, "waiting": q.waiting})(
             queue_counts(data_dir)
@@ -189,6 +166,19 @@ def _figures(net: dict) -> str:
     return ", ".join(parts) or "no measured figures"
 
 
+def _waiting(match: dict) -> str:
+    """Why a saved match waits: for its opponent, who may be refusing games, and for a daemon to run."""
+    opponent = match["opponent"]
+    if match.get("daemon_running", True):
+        return f"saved, waiting for {opponent}" + (" (refusing games)" if match.get("refusing") else "")
+    return f"saved, waiting for {opponent} and for the daemon (not running: it resumes the match when both are back)"
+
+
+def _other(account: dict) -> str:
+    rating = "" if account.get("rating") is None else f", rating {account['rating']:.2f}"
+    return f"{account['label']}: {account['matches']} finished match{'es' if account['matches'] != 1 else ''}{rating}"
+
+
 def format_status(status: dict) -> str:
     lines = [f"data directory: {status['data_dir']}"]
     daemon = status["daemon"]
@@ -204,6 +194,10 @@ def format_status(status: dict) -> str:
             f"daemon: not running (last started {daemon.get('started')}, "
             f"stopped {daemon.get('stopped') or 'without a clean stop'})"
         )
+    account = status.get("account")
+    if account:
+        where = f" on {account['server']}" if account.get("server") else ""
+        lines.append(f"account: {account['user']}{where} (the matches and rating below are this account's)")
     match = status["current_match"]
     if match:
         owner = f", owned by {match['cube_owner']}" if match["cube_owner"] else ""
@@ -211,11 +205,17 @@ def format_status(status: dict) -> str:
             f"current match: vs {match['opponent']}, {match['length']}-point, score "
             f"{match['score'][0]}-{match['score'][1]}, game {match['game']}, cube {match['cube']}{owner}"
         )
+    elif status.get("last_match"):
+        last = status["last_match"]
+        lines.append(
+            f"last match: {'won' if last['won'] else 'lost'} {last['score'][0]}-{last['score'][1]} against "
+            f"{last['opponent']}, {last['length']}-point, finished {last['ended']}"
+        )
     saved = status.get("saved_matches") or []
     for match in saved[:SAVED_SHOWN]:
         lines.append(
             f"saved match: vs {match['opponent']}, {match['length']}-point, score "
-            f"{match['score'][0]}-{match['score'][1]}: saved, waiting for {match['opponent']}"
+            f"{match['score'][0]}-{match['score'][1]}: {_waiting(match)}"
         )
     if len(saved) > SAVED_SHOWN:
         more = len(saved) - SAVED_SHOWN
@@ -240,6 +240,15 @@ def format_status(status: dict) -> str:
         else f"rating: {rating['rating']:.2f}, experience {rating['experience']} "
         f"({rating['change']:+.2f} and {rating['experience_gained']} experience since {rating['since']})"
     )
+    others = status.get("other_accounts") or []
+    if others:
+        lines.append("other accounts here, kept out of the figures above: " + "; ".join(map(_other, others)))
+    if status.get("unnamed_rating_lines"):
+        n = status["unnamed_rating_lines"]
+        lines.append(
+            f"  and {n} rating line{'s' if n != 1 else ''} from before lines named their account (in no account's "
+            "figures)"
+        )
     net = status["net"]
     when = f", promoted {net['promoted']}" if net.get("promoted") else ""
     lines.append(f"net: {net['source']} {net['version']}{when}: {_figures(net)}")

@@ -8,6 +8,8 @@ that a log of errors holds only real refusals.  The local server
 
 from __future__ import annotations
 
+import re
+
 # FIBS's answers to "toggle NAME": (now on, now off)
 TOGGLE_TEXTS: dict[str, tuple[str, str]] = {
     "allowpip": (
@@ -51,3 +53,12 @@ TOGGLE_TEXTS: dict[str, tuple[str, str]] = {
 TOGGLE_BY_TEXT: dict[str, tuple[str, bool]] = {
     text: (name, value) for name, texts in TOGGLE_TEXTS.items() for text, value in zip(texts, (True, False))
 }
+
+# FIBS's answer to an invitation of a player who is not ready (a saved match's opponent too)
+_REFUSING_GAMES = re.compile(r"(?P<name>\S+) is refusing games\.")
+
+
+def refusing_games(message: str) -> str | None:
+    """The player named by ``** NAME is refusing games.`` (``message`` without the ``** ``), else None."""
+    found = _REFUSING_GAMES.fullmatch(message.strip())
+    return None if found is None else found["name"]
