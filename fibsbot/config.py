@@ -12,6 +12,7 @@ puts it.  It is held as a ``SecretStr``, so reprs and dumps show stars.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 import tomllib
@@ -26,6 +27,21 @@ CREDENTIAL_NAME = "fibs-password"  # the name in LoadCredential=fibs-password:/e
 ENV_PREFIX = "FIBSBOT_"
 # FIBS user names: letters, digits and underscores (the server refuses others)
 _USER_NAME = re.compile(r"[A-Za-z0-9_]{1,20}")
+# DNS labels (underscores tolerated: some local names have them), an optional final dot
+_HOST_NAME = re.compile(
+    r"(?=.{1,253}\.?$)([A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?\.)*"
+    r"[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?\.?"
+)
+
+
+def _is_ip_address(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
+
+
 
 
 class ConfigError(ValueError):
@@ -47,8 +63,12 @@ class ServerSettings(_Section):
     port: int = Field(default=4321, ge=1, le=65535)
     user: str | None = None
     client_name: str = Field(default="fibsbot", pattern=r"^\S{1,20}$")  # sent in the login line
-    reconnect_backoff_base: float = Field(default=2.0, gt=0, description="first wait after a lost connection, seconds")
-    reconnect_backoff_max: float = Field(default=300.0, gt=0, description="longest wait between attempts, seconds")
+    reconnect_backoff_base: float = Field(default=2.0, gt=0, description="first wait after a failed attempt, seconds")
+    # the cap bounds how long the bot stays away once the server is back: after an outage of any
+    # length it logs in within this many seconds of the server answering
+    reconnect_backoff_max: float = Field(default=30.0, gt=0, description="longest wait between attempts, seconds")
+    connect_timeout: float = Field(default=20.0, gt=0, description="seconds for the server to accept a connection")
+    login_timeout: float = Field(default=30.0, gt=0, description="seconds from connecting to the server's welcome")
     keepalive_interval: float = Field(default=600.0, gt=0, description="seconds of silence before a harmless command")
     max_login_refusals: int = Field(
         default=3,
@@ -58,6 +78,17 @@ class ServerSettings(_Section):
     retry_refused_login: bool = Field(
         default=False, description="keep trying with backoff after max_login_refusals instead of stopping"
     )
+
+    @field_validator("host")
+    @classmethod
+    def _host_name(cls, host: str) -> str:
+        # a mistake here is never mended by retrying: say it at start (exit 2) rather than
+        # retry a name that no resolver will ever answer
+        if _HOST_NAME.fullmatch(host) or _is_ip_address(host):
+            return host
+        if re.fullmatch(r"[^:/\s]+:\d+", host):
+            raise ValueError(f"{host!r}: the port goes in [server] port, not in host")
+        raise ValueError(f"{host!r} is not a host name or an IP address")
 
     @field_validator("user")
     @classmethod

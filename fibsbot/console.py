@@ -20,6 +20,7 @@ import os
 import sys
 from typing import Any, TextIO
 
+from fibsbot.client.reach import CLOSED, LOST, NO_WELCOME, UNREACHABLE_KINDS
 from fibsbot.protocol.events import (
     DoubleRejected,
     GameEnd,
@@ -108,6 +109,10 @@ class Console(NullObserver):
         self._last_game = ""  # how the last game ended, told with the score that follows
         self._refusal_told = False
         self._refusing: set[str] = set()  # players said to be refusing games, until they are ready or leave
+        self._started = False
+        # the kind of failure last said (``client.reach``), None once logged in: an outage
+        # is said when it starts and when it changes, not at every retry
+        self._down: str | None = None
 
     # --- output --------------------------------------------------------------------------
 
@@ -132,11 +137,19 @@ class Console(NullObserver):
             handler(**details)
 
     def _session_connecting(self, host: str, port: int) -> None:
-        self.say(f"connecting to {host}:{port}")
+        if not self._started:  # the retries are told by how they end
+            self._started = True
+            self.say(f"connecting to {host}:{port}")
+
+    def _session_connected(self, host: str, port: int) -> None:
+        if self._down in UNREACHABLE_KINDS:
+            self._down = "connected"
+            self.say(f"connected to {host}:{port}")
 
     def _session_logged_in(self, user: str) -> None:
         self._refusal_told = False
         self._refusing.clear()  # the driver invites them again after a login
+        self._down = None
         self.say(f"logged in as {user}")
 
     def _session_login_refused(self, user: str, host: str, port: int, refusals: int, limit: int | None) -> None:
@@ -163,11 +176,23 @@ class Console(NullObserver):
             why = f"it plays {low} to {high} points" if low != high else f"it plays {low}-point matches"
         self.say(f"invitation from {player} {offer}: refused ({why})")
 
-    def _session_connection_lost(self, error: str) -> None:
-        self.say(f"connection lost: {error}", "warning")
-
-    def _session_reconnecting(self, in_s: float, attempt: int) -> None:
-        self.say(f"reconnecting in {in_s:.1f} s" + (f" (attempt {attempt})" if attempt > 1 else ""))
+    def _session_connection_lost(
+        self, error: str, kind: str = LOST, host: str = "", port: int = 0, retry_max_s: float = 0.0
+    ) -> None:
+        if kind == self._down:
+            return
+        self._down = kind
+        if kind == LOST:
+            self.say(f"connection lost: {error}; reconnecting", "warning")
+            return
+        server = f"server {host}:{port}"
+        if kind == NO_WELCOME:
+            what = f"{server} accepts connections but sends no welcome ({error})"
+        elif kind == CLOSED:
+            what = f"{server} ended the connection before the login ({error})"
+        else:
+            what = f"{server} unreachable ({error})"
+        self.say(f"{what}: retrying every {retry_max_s:g} s at most until it answers", "warning")
 
     def _session_logged_out(self, user: str) -> None:
         self.say(f"logged out ({user})")

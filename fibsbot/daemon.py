@@ -166,7 +166,7 @@ async def run_daemon(settings: Settings, stop: asyncio.Event | None = None, cons
         reason = stopped_by[0] if stopped_by else "request"
         log.info("stopping", reason=reason)
         if console is not None:
-            console.say(f"stopping ({reason}): logging out")
+            console.say(f"stopping ({reason})" + (": logging out" if client.logged_in else ""))
         client.stop()
 
     watcher = asyncio.create_task(stopper())

@@ -1,52 +1,25 @@
-"""Bad input that needs a network or a process of its own: `fibsbot run` against a port
-where nothing listens, a host that does not exist and a wrong password, and a reader
-that closes the pipe early (``fibsbot status | head -3``).  The walk of every other
+"""Bad input that needs a network or a process of its own: `fibsbot run` with a wrong
+password, and a reader that closes the pipe early (``fibsbot status | head -3``).  The walk of every other
 command is ``tests/test_cli_bad_input.py``."""
 
 from __future__ import annotations
 
 import asyncio
 import os
-import socket
 import subprocess
 import sys
 
 import pytest
 
 from fibsbot.server.testing import ClipTestClient, run_local_server
-from tests.test_cli_bad_input import assert_one_line_naming, run_cli
+from tests.test_cli_bad_input import run_cli
 from tests.test_daemon import PASSWORD, write_config
 
 OPENING = "4HPwATDgc/ABMA"
 
 
-def closed_port() -> int:
-    """A loopback port nobody listens on: one the system just handed out and took back."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-@pytest.fixture
-def password(monkeypatch):
-    for name in [name for name in os.environ if name.startswith("FIBSBOT_")]:
-        monkeypatch.delenv(name)
-    monkeypatch.setenv("FIBSBOT_PASSWORD", PASSWORD)
-
-
-def test_run_with_nothing_listening_on_the_port_says_so_at_start(tmp_path, password):
-    port = closed_port()
-    code, _, err = run_cli(["run", "--config", str(write_config(tmp_path, port))])
-    # exit 75 (EX_TEMPFAIL): the unit restarts on it, as it does not on a mistake (exit 2)
-    assert_one_line_naming(code, err, f"cannot reach the server 127.0.0.1:{port}: connection refused", exit_code=75)
-    assert not (tmp_path / "data" / "log" / "fibsbot.jsonl").exists()  # said before the daemon started
-
-
-def test_run_with_a_host_that_does_not_exist_says_so_at_start(tmp_path, password):
-    config = write_config(tmp_path, 4321)
-    config.write_text(config.read_text().replace('host = "127.0.0.1"', 'host = "no-such-host.invalid"'))
-    code, _, err = run_cli(["run", "--config", str(config)])
-    assert_one_line_naming(code, err, "[server] host = 'no-such-host.invalid': no such host")
+# a port where nothing listens and a name that does not resolve are waited for, not
+# errors (the server or the network may be on its way): tests/test_outage.py
 
 
 def test_run_with_a_wrong_password_ends_with_one_error_line(tmp_path):

@@ -119,14 +119,13 @@ def test_the_session_connecting_refusals_once_reconnects_and_quiet():
     c.on_session("login_refused", refused)
     c.on_session("login_refused", {**refused, "refusals": 2})
     c.on_session("connection_lost", dict(error="the server closed the connection"))
-    c.on_session("reconnecting", dict(in_s=1.96, attempt=2))
+    c.on_session("reconnecting", dict(in_s=1.96, attempt=2))  # in the JSON log only
     c.on_session("logged_in", dict(user="bot"))
     c.on_session("something_new", dict(x=1))  # unknown reports are ignored, not an error
     assert lines(out) == [
         "connecting to fibs.com:4321",
         "login refused: fibs.com:4321 does not accept user bot with this password; stopping after 3 refusals in a row",
-        "connection lost: the server closed the connection",
-        "reconnecting in 2.0 s (attempt 2)",
+        "connection lost: the server closed the connection; reconnecting",
         "logged in as bot",
     ]
     assert "[warning  ] login refused" in out.getvalue()

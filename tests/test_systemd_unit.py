@@ -68,19 +68,7 @@ def test_state_credentials_and_jit(unit):
     assert "password" not in unit["ExecStart"][0].lower()  # never on the command line
 
 
-def test_systemd_analyze_verify_accepts_the_unit(tmp_path):
-    analyze = shutil.which("systemd-analyze")
-    if analyze is None:
-        pytest.skip("systemd-analyze not installed (apt-get install systemd)")
-    true = shutil.which("true")
-    assert true is not None
-    # verify checks that ExecStart exists: point it at a binary that this machine has
-    text = UNIT.read_text().replace("ExecStart=/usr/local/bin/fibsbot", f"ExecStart={true}")
-    copy = tmp_path / "fibsbot.service"
-    copy.write_text(text)
-    result = subprocess.run([analyze, "verify", str(copy)], capture_output=True, text=True, timeout=60)
-    complaints = [line for line in (result.stdout + result.stderr).splitlines() if "fibsbot.service" in line]
-    assert result.returncode == 0 and not complaints, result.stdout + result.stderr
+# systemd's verdict on the unit installed as documented: tests/test_systemd_units.py
 
 
 def test_systemd_analyze_verify_catches_a_broken_unit(tmp_path):

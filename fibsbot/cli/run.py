@@ -23,7 +23,7 @@ def _setup(p: argparse.ArgumentParser) -> None:
 
 @command("run", "run the bot: log into the configured server and play (stop with SIGTERM or Ctrl-C)")(_setup)
 def _run(args: argparse.Namespace) -> int:
-    from fibsbot.cli.run_checks import check_player, check_server_reachable
+    from fibsbot.cli.run_checks import check_player
     from fibsbot.client.connection import LoginConfigError, LoginGivenUp
     from fibsbot.config import ConfigError, load_settings
     from fibsbot.console import Console
@@ -34,7 +34,6 @@ def _run(args: argparse.Namespace) -> int:
         user, _ = settings.fibs_login()
         check_player(settings)
         check_data_dir(settings)  # before the log: a data dir that takes no file cannot take the log either
-        check_server_reachable(settings)
         log_path = prepare_logging(settings)
     except ConfigError as exc:
         raise UserError(str(exc)) from exc

@@ -6,9 +6,11 @@ driver (``fibsbot.protocol.match.driver``) and the policy (``fibsbot.client.poli
 blocks: the agent thinks in an executor thread while lines keep being read, and
 its answer is fed back to the driver, which drops it if the board moved on.
 
-A dropped connection, a refused login or a silent server is followed by a
-reconnect with exponential backoff and jitter; a match that was running is
-resumed after the next login.  Logins refused ``max_login_refusals`` times in a row
+Every failure that time can mend (a name that does not resolve yet, a refused or
+unanswered connection, a server that sends no welcome or closes the connection, a
+dropped session) is followed by another attempt, for ever, after a capped exponential
+backoff with jitter; ``client.reach`` names what failed for the console.  A match that
+was running is resumed after the next login.  Logins refused ``max_login_refusals`` times in a row
 end ``run()`` with ``LoginGivenUp``: a wrong password does not mend itself.  The
 password is asked for at each login and never logged.  Observers (records) see every
 event and decision and cannot steer.
@@ -39,6 +41,7 @@ from fibsbot.client.dispatch import (
 )
 from fibsbot.client.options import ClientOptions, PasswordSource, check_user
 from fibsbot.client.policy import Policy
+from fibsbot.client.reach import NoWelcome, classify
 from fibsbot.protocol.match.driver import MatchDriver
 from fibsbot.protocol.match.outputs import Agent, MatchObserver
 from fibsbot.protocol.parser import ClipParser
@@ -114,8 +117,7 @@ class BotClient(EventDispatch):
                     refusals += 1
                     self._login_refused(refusals)
                 except (TimeoutError, OSError, EOFError) as exc:
-                    log.warning("connection ended", host=self.host, error=repr(exc))
-                    self._report("connection_lost", error=str(exc) or type(exc).__name__)
+                    self._attempt_failed(exc)
                 if self._stop.is_set():
                     break
                 if self._session_logged_in:
@@ -133,6 +135,18 @@ class BotClient(EventDispatch):
             if self._own_executor and self._executor is not None:
                 self._executor.shutdown(wait=False, cancel_futures=True)
                 self._executor = None
+
+    def _attempt_failed(self, exc: BaseException) -> None:
+        kind, reason = classify(exc, self.host, connected=self._tcp_open, logged_in=self._session_logged_in)
+        log.warning("connection ended", host=self.host, port=self.port, kind=kind, error=repr(exc))
+        self._report(
+            "connection_lost",
+            error=reason,
+            kind=kind,
+            host=self.host,
+            port=self.port,
+            retry_max_s=self.options.backoff.max_s,
+        )
 
     def _login_refused(self, refusals: int) -> None:
         """Log and report a refusal; raise LoginGivenUp once they reach the limit."""
@@ -162,6 +176,7 @@ class BotClient(EventDispatch):
 
     def _reset_session(self) -> None:
         self._session_logged_in = False
+        self._tcp_open = False
         self._login_sent = False
         self._toggled = False
         self._join_sent_at: float | None = None
@@ -173,22 +188,40 @@ class BotClient(EventDispatch):
     async def _connect_and_serve(self) -> None:
         self._reset_session()
         self._report("connecting", host=self.host, port=self.port)
-        reader, writer = await telnetlib3.open_connection(
-            self.host,
-            self.port,
-            connect_minwait=0.0,
-            connect_maxwait=1.0,
-            connect_timeout=self.options.connect_timeout_s,
-            encoding="utf-8",
-            encoding_errors="replace",
-            force_binary=True,
+        stopping = asyncio.create_task(self._stop.wait())
+        # a stop must not wait for a resolver or a connect that may take their full timeouts
+        connect = asyncio.ensure_future(
+            telnetlib3.open_connection(
+                self.host,
+                self.port,
+                connect_minwait=0.0,
+                connect_maxwait=1.0,
+                connect_timeout=self.options.connect_timeout_s,
+                encoding="utf-8",
+                encoding_errors="replace",
+                force_binary=True,
+            )
         )
+        try:
+            await asyncio.wait({connect, stopping}, return_when=asyncio.FIRST_COMPLETED)
+            if not connect.done():
+                log.info("stopped while connecting", host=self.host, port=self.port)
+                connect.cancel()
+                stopping.cancel()
+                return
+            reader, writer = connect.result()
+        except BaseException:
+            # every attempt of an outage ends here: nothing of it may stay waiting
+            connect.cancel()
+            stopping.cancel()
+            raise
         self.connections += 1
+        self._tcp_open = True
         self._writer = writer
         parser = ClipParser()
         log.info("connected", host=self.host, port=self.port)
+        self._report("connected", host=self.host, port=self.port)
         keepalive = asyncio.create_task(self._keepalive())
-        stopping = asyncio.create_task(self._stop.wait())
         deadline = self._clock() + self.options.login_timeout_s
         try:
             while True:
@@ -200,7 +233,7 @@ class BotClient(EventDispatch):
                     if stopping in done:
                         await self._goodbye(reader, writer)
                         return
-                    raise TimeoutError("no welcome from the server")
+                    raise NoWelcome(f"waited {self.options.login_timeout_s:g} s")
                 data = cast(str, read.result())  # telnetlib3 opened with an encoding reads text
                 if not data:
                     raise ConnectionClosed("the server closed the connection")
@@ -224,17 +257,19 @@ class BotClient(EventDispatch):
 
     async def _goodbye(self, reader: Any, writer: Any) -> None:
         """Say ``bye`` and give the server a moment to close its end."""
-        if self._session_logged_in:
-            self._send("bye")
-            try:
-                await asyncio.wait_for(writer.drain(), _GOODBYE_S)
-                deadline = self._clock() + _GOODBYE_S
-                while self._clock() < deadline and await asyncio.wait_for(
-                    reader.read(_READ_SIZE), max(deadline - self._clock(), 0.0)
-                ):
-                    pass
-            except (TimeoutError, OSError):
+        if not self._session_logged_in:  # never logged in: nothing to log out of
+            log.info("disconnected before the login", host=self.host, port=self.port)
+            return
+        self._send("bye")
+        try:
+            await asyncio.wait_for(writer.drain(), _GOODBYE_S)
+            deadline = self._clock() + _GOODBYE_S
+            while self._clock() < deadline and await asyncio.wait_for(
+                reader.read(_READ_SIZE), max(deadline - self._clock(), 0.0)
+            ):
                 pass
+        except (TimeoutError, OSError):
+            pass
         log.info("logged out", user=self.user)
         self._report("logged_out", user=self.user)
 

@@ -35,6 +35,8 @@ def client_options(settings: Settings, **overrides: Any) -> ClientOptions:
     values: dict[str, Any] = dict(
         client_name=server.client_name,
         keepalive_s=server.keepalive_interval,
+        connect_timeout_s=server.connect_timeout,
+        login_timeout_s=server.login_timeout,
         inactivity_timeout_s=settings.play.inactivity_timeout,
         backoff=Backoff(initial_s=server.reconnect_backoff_base, max_s=server.reconnect_backoff_max),
         max_login_refusals=None if server.retry_refused_login else server.max_login_refusals,
