@@ -47,12 +47,15 @@ def shipped_nets() -> list[str]:
 
 TABLE = "table"
 ROLLER = "roller"  # the table level with short cubeful rollouts of close decisions instead of 3-ply
-TABLE_THINK = 1.0  # seconds a decision of the table level may take
+# the table level's safety cap, seconds: its deeper look is bounded by work (engine.players.table),
+# and a look still running this long into a decision stops there (logged); a decision takes
+# under 1 s on two cores, so the cap only guards against a machine stalled by something else
+TABLE_THINK = 10.0
 
 
 def agent_for(name: str, level: str, think: float = TABLE_THINK, label: str | None = None, workers: int = 1) -> Agent:
     """The agent of net ``name`` at ``level``: ``0``, ``1``, ``2`` plies, ``table``
-    (cubeful 2-ply with a deeper look at close decisions, ``think`` seconds each), or
+    (cubeful 2-ply with a deeper look at close decisions, ``think``: its safety cap in seconds), or
     ``roller`` (the table level whose deeper look is short cubeful rollouts); ``workers``:
     threads of the cubeful lookahead."""
     level = level or "0"

@@ -58,7 +58,9 @@ class Agent:
             raise ValueError(f"workers must be 1 or more, got {workers}")
         self.evaluator = evaluator
         self.ply = ply
-        self.think = think  # seconds a decision may use for a deeper look (the table level)
+        # the table level when above 0: its deeper look is bounded by work, and this many seconds
+        # into a decision is only the safety cap that stops a look running far too long
+        self.think = think
         self.look = look  # a deeper look of its own at close decisions in a match, instead of 3-ply
         self.search_ready = search_ready
         self.name = name or f"net:{evaluator.name}@{ply}"
@@ -281,9 +283,7 @@ class Agent:
             equities, depth = cube_equities_for(self.tree, board, probs, state, self.depth)
             equities = self.look.cube_equities(self, board, state, equities)
         else:
-            equities, depth = cube_equities_for(
-                self.tree, board, probs, state, self.depth, Budget.starting(self.think) if self.think else None
-            )
+            equities, depth = cube_equities_for(self.tree, board, probs, state, self.depth, deeper=self.think > 0)
         return decide(equities, state, can_win_gammon=float(probs[1]) > 0.0, cube_life=cube_life(board)), probs, depth
 
     def move_equity(self, after: np.ndarray, state: MatchState, ply: int) -> float:

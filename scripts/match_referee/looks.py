@@ -26,6 +26,7 @@ from engine.players.agent import Agent
 from engine.players.table import CLOSE_MOVE, DEEPER_MOVES, close_leaders
 from engine.rollout.roller import Roller
 from engine.rules.ids import MatchState
+from nets.player import TABLE_THINK
 
 
 @dataclass(frozen=True)
@@ -63,13 +64,13 @@ def look_agent(look: str, evaluator) -> Agent:
     if look == "2ply":
         return Agent(evaluator, ply=2, name=name)
     if look == "table":
-        return Agent(evaluator, ply=2, name=name, think=1.0)
+        return Agent(evaluator, ply=2, name=name, think=TABLE_THINK)
     if look == "mean23":
-        return Agent(evaluator, ply=2, name=name, think=1.0, look=PlyLook(mean=True))
+        return Agent(evaluator, ply=2, name=name, think=TABLE_THINK, look=PlyLook(mean=True))
     if found := _WIDE.match(look):
         kind, moves, close = found.group(1), int(found.group(2)), int(found.group(3)) / 1000
-        return Agent(evaluator, ply=2, name=name, think=1.0, look=PlyLook(moves, close, mean=kind == "mean23"))
+        return Agent(evaluator, ply=2, name=name, think=TABLE_THINK, look=PlyLook(moves, close, mean=kind == "mean23"))
     if found := _ROLLER.match(look):
         games, turns = int(found.group(1)), int(found.group(2))
-        return Agent(evaluator, ply=2, name=name, think=1.0, look=Roller(games=games, turns=turns))
+        return Agent(evaluator, ply=2, name=name, think=TABLE_THINK, look=Roller(games=games, turns=turns))
     raise ValueError(f"unknown look {look!r}: 2ply, table, mean23, ply3wMxC, mean23wMxC or rollerGxT")
