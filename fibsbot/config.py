@@ -109,11 +109,21 @@ class PlaySettings(_Section):
     level: Literal["0", "1", "2", "table", "roller"] | None = Field(
         default=None,
         description="how the bot decides: 0, 1 or 2 plies, table (cubeful 2-ply with a deeper look at "
-        "close decisions, up to `think` seconds each) or roller (the table level whose deeper look is short "
-        "cubeful rollouts, on trial); unset: `ply`",
+        "close moves and every cube decision, bounded by work, not time) or roller (the table level whose "
+        "deeper look is short cubeful rollouts, on trial); unset: `ply`, and without `ply` the table level",
     )
-    ply: int = Field(default=2, ge=0, le=2, description="the search depth when `level` is unset")
-    think: float = Field(default=1.0, gt=0, le=60, description="seconds a table-level decision may take")
+    ply: int | None = Field(
+        default=None, ge=0, le=2, description="the search depth when `level` is unset; unset too: the table level"
+    )
+    # the table level decides by work (engine.players.table); a decision takes under 1 s on two cores,
+    # so the cap is only for a machine stalled by something else (nets.player.TABLE_THINK)
+    think: float = Field(
+        default=10.0,
+        gt=0,
+        le=60,
+        description="the table level's safety cap: a deeper look still running this many seconds into a "
+        "decision stops there (logged as table_look_cut)",
+    )
     workers: int | None = Field(
         default=None,
         ge=1,
@@ -144,8 +154,11 @@ class PlaySettings(_Section):
 
     @property
     def depth(self) -> str:
-        """The level of the player spec: ``level``, else ``ply``."""
-        return self.level if self.level is not None else str(self.ply)
+        """The level of the player spec: ``level``, else ``ply``, else the table level (which the
+        project's referee puts ahead of plain 2-ply at match scores)."""
+        if self.level is not None:
+            return self.level
+        return "table" if self.ply is None else str(self.ply)
 
 
 def _names(names: list[str]) -> list[str]:

@@ -134,7 +134,7 @@ def hint(agent: Agent, request: HintRequest, limit: int | None = None) -> dict:
         "level": agent_level(agent),
         "decision": kind,
         "action": decision.action,
-        "ply": agent.ply,
+        "ply": decision.ply,  # the deepest look taken: 3 at the table level (the mean of 2 and 3 plies)
         "equities": {k: round(float(v), 6) for k, v in decision.equities.items()},
         "probs": [round(float(p), 6) for p in decision.probs],
     }
@@ -184,7 +184,7 @@ def describe_request(request: HintRequest, answer: dict) -> list[str]:
 
 
 DEEPER_LEVELS = {
-    TABLE: "table level: cubeful 2-ply, then a deeper look at close decisions while time allows",
+    TABLE: "table level: cubeful 2-ply, close moves and every cube decision looked at a ply deeper",
     ROLLER: "roller level: cubeful 2-ply, then short cubeful rollouts of close decisions",
 }
 
@@ -212,6 +212,18 @@ def filter_note(answer: dict) -> str:
     )
 
 
+def deeper_note(answer: dict) -> str:
+    """What the table level's deeper look did: the close moves it looked at a ply deeper
+    rank above the rest by their deeper figures, as the bot plays them."""
+    deeper = sum(move["ply"] > answer["ply"] for move in answer["moves"] if move["ply"] != WON)
+    if answer.get("level") != TABLE or not deeper:
+        return ""
+    return (
+        f"The table level looked at the {deeper} close moves a ply deeper ({answer['ply'] + 1}-ply) and plays the best "
+        "of them; the others keep their 2-ply figures."
+    )
+
+
 def _ply_label(ply: int) -> str:
     return "won" if ply == WON else f"{ply}-ply"  # a move that ends the game has an exact value, no depth
 
@@ -227,15 +239,16 @@ def format_text(answer: dict, request: HintRequest | None = None) -> str:
             lines.append(
                 f"{rank:3d}. {_ply_label(move['ply']):5s}  {move['move']:28s} Eq.: {move['equity']:+.3f}   {probs}"
             )
-        note = filter_note(answer)
-        return "\n".join(lines + ([note] if note else []))
+        notes = [note for note in (deeper_note(answer), filter_note(answer)) if note]
+        return "\n".join(lines + notes)
     probs = " ".join(f"{p:5.3f}" for p in answer["probs"])
     eq = "  ".join(f"{k.replace('_', ' ')}: {v:+.3f}" for k, v in answer["equities"].items())
     level = answer.get("level", "")
     depth = f"{level}-level" if level in DEEPER_LEVELS else f"{answer['ply']}-ply"
+    mean = " (the mean of 2-ply and 3-ply)" if level == TABLE and answer["ply"] == 3 else ""
     lines += [
         f"0-ply cubeless probabilities ({columns.strip()}): {probs}",
-        f"{depth} cubeful equities: {eq}",
+        f"{depth} cubeful equities{mean}: {eq}",
         f"Proper cube action: {answer['action']}",
     ]
     return "\n".join(lines)

@@ -358,3 +358,4 @@ class _Cube:
     action: str = "no double"
     equities: dict = field(default_factory=dict)
     probs: tuple = ()
+    ply: int = 0  # as CubeChoice: the depth of the equities

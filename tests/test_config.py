@@ -30,7 +30,7 @@ def write(tmp_path: Path, text: str) -> Path:
 def test_defaults_and_derived_paths(tmp_path):
     settings = load_settings()
     assert settings.server.host == "fibs.com" and settings.server.port == 4321
-    assert settings.play.agent_spec == "net:default@2"
+    assert settings.play.agent_spec == "net:default@table"  # the table level unless ply or level says otherwise
     assert settings.data_dir == tmp_path / "xdg" / "fibsbot" == default_data_dir()
     assert settings.matches_dir == settings.data_dir / "matches"
     assert settings.log_dir == settings.data_dir / "log"

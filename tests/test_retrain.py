@@ -15,7 +15,7 @@ from engine.rules.ids import MatchState, match_id, position_id
 from engine.rules.position import Position
 from fibsbot.arena.play import run_arena
 from fibsbot.records.queue import Disagreement, TrainingQueue
-from nets.player import load_agent
+from nets.player import TABLE_THINK, load_agent
 from nets.store import NetStore
 from nets.train.dances import dance_positions
 from nets.train.label_chunks import label_in_chunks
@@ -228,7 +228,7 @@ def test_the_daemons_agent_gets_the_configured_threads(tmp_path, monkeypatch):
     monkeypatch.setenv("FIBSBOT_PLAY__LEVEL", "table")
     monkeypatch.setenv("FIBSBOT_PLAY__WORKERS", "2")
     agent = NetReloader(load_settings(None), records=type("R", (), {"net_version": ""})()).load_agent()
-    assert agent.workers == 2 and agent.think == 1.0 and len(agent.tree.workers) == 2
+    assert agent.workers == 2 and agent.think == TABLE_THINK and len(agent.tree.workers) == 2
 
 
 def test_a_promoted_net_can_be_rolled_back_from_the_command_line(tmp_path, capsys):

@@ -145,10 +145,12 @@ async def run_arena(
     warmup: bool = True,
     wait_for_search: bool = False,
     console: MatchObserver | None = None,
+    workers: int = 1,
 ) -> ArenaResult:
     """Play ``matches`` matches; with ``wait_for_search``, a search still compiling in the
     warm-up child is waited for before the first match, so every decision is at ``ply``.
-    ``console`` (``fibsbot.console.Console``) follows our bot as it follows the daemon's."""
+    ``console`` (``fibsbot.console.Console``) follows our bot as it follows the daemon's;
+    ``workers``: threads of our agent's cubeful lookahead."""
     from fibsbot.config import default_data_dir
     from fibsbot.server.testing import ClipTestClient, run_local_server
 
@@ -159,7 +161,7 @@ async def run_arena(
     passwords = {name: secrets.token_urlsafe(12) for name in (BOT, SPARRING, REFEREE)}
     configure_logging(log_path, secrets=passwords.values())  # every module's events go to the file
     logger = structlog.get_logger("fibsbot.arena.play").bind(bot=BOT)
-    agent = load_agent(f"net:{net}@{ply}")
+    agent = load_agent(f"net:{net}@{ply}", workers=workers)  # threads change the speed, never a decision
     sparring_agent = _opponent_agent(opponent)
     warming = start_warmup(agent, logger, enabled=warmup)
     if warming is not None:  # the sparring bot's cube decisions wait for the compiled kernels too

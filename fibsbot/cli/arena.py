@@ -32,6 +32,13 @@ def _setup(p: argparse.ArgumentParser) -> None:
         "before the first match, instead of playing at 0-ply until it is ready",
     )
     p.add_argument("--net", default="default", help="our net (default: the shipped one)")
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="threads of our cubeful lookahead, as [play] workers for the daemon (default: every core this "
+        "process may use); the decisions are the same with any number",
+    )
     p.add_argument("--data-dir", help="where matches/, log/ and queue.sqlite go (default: the user's data dir)")
     p.add_argument("--seed", type=int, default=None, help="server dice seed (default: random)")
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
@@ -86,10 +93,13 @@ def check_players(net: str, opponent: str) -> None:
 def _arena(args: argparse.Namespace) -> int:
     from engine.players.registry import PlayerSpecError
     from fibsbot.arena.play import BOT, print_result, run_arena
+    from fibsbot.config import PlaySettings
     from fibsbot.console import Console
 
     if args.length < 1 or args.matches < 1:
         raise UserError("--length and --matches must be at least 1")
+    if args.workers is not None and args.workers < 1:
+        raise UserError(f"--workers {args.workers}: at least 1 thread")
     check_players(args.net, args.opponent)
 
     def progress(text: str) -> None:
@@ -111,6 +121,7 @@ def _arena(args: argparse.Namespace) -> int:
                 None if args.json else progress,
                 wait_for_search=args.wait_for_search,
                 console=None if args.json else Console(BOT, sys.stderr),
+                workers=PlaySettings(workers=args.workers).threads,
             )
         )
     except PlayerSpecError as exc:

@@ -26,7 +26,18 @@ def _setup(p: argparse.ArgumentParser) -> None:
         metavar="HOST:PORT",
         help="where gnubg connects, e.g. 127.0.0.1:8765 (port 0: any free port, printed)",
     )
-    p.add_argument("--player", default="net:default@0", help="the engine player: net:NAME@PLY (default net:default@0)")
+    p.add_argument(
+        "--player",
+        default="net:default@0",
+        help="the engine player: net:NAME@LEVEL, LEVEL 0, 1, 2 or table (default net:default@0)",
+    )
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="threads of the cubeful lookahead, as [play] workers for the daemon (default: every core this "
+        "process may use); the decisions are the same with any number",
+    )
     p.add_argument(
         "--name",
         default=None,
@@ -78,6 +89,7 @@ async def serve(agent, host: str, port: int, *, our_name: str | None, once: bool
 @command("external", "answer GNU Backgammon's external-player requests with the engine")(_setup)
 def _external(args: argparse.Namespace) -> int:
     from engine.players.registry import PlayerSpecError
+    from fibsbot.config import PlaySettings
     from fibsbot.external import parse_listen
     from nets.player import load_agent
 
@@ -87,8 +99,10 @@ def _external(args: argparse.Namespace) -> int:
         raise UserError(str(exc)) from exc
     if not args.player.startswith("net:"):
         raise UserError(f"--player {args.player!r}: expected net:NAME@PLY, e.g. net:default@0")
+    if args.workers is not None and args.workers < 1:
+        raise UserError(f"--workers {args.workers}: at least 1 thread")
     try:
-        agent = load_agent(args.player)
+        agent = load_agent(args.player, workers=PlaySettings(workers=args.workers).threads)
     except (PlayerSpecError, ValueError, FileNotFoundError) as exc:
         raise UserError(f"--player {args.player!r}: {exc}") from exc
     name = args.name if args.name is not None else getpass.getuser()

@@ -14,15 +14,15 @@ def _setup(p: argparse.ArgumentParser) -> None:
     p.add_argument("--match-id", help="gnubg Match ID (score, cube, dice); money play without it")
     p.add_argument("--xgid", help="an XGID instead of the two IDs")
     p.add_argument("--dice", nargs=2, type=int, metavar=("D1", "D2"), help="the roll; without it, the cube decision")
-    p.add_argument("--ply", type=int, default=2, choices=[0, 1, 2], help="search depth (default 2)")
-    p.add_argument("--net", default="default", help="net name or path (default: the shipped net)")
+    p.add_argument("--ply", type=int, default=None, choices=[0, 1, 2], help="search depth (default 2)")
+    p.add_argument("--net", default=None, help="net name or path (default: the shipped net)")
     p.add_argument(
         "--player",
         metavar="SPEC",
         help="the player to ask, net:NAME@LEVEL with LEVEL 0, 1, 2 or table (instead of --net and "
         "--ply); the batch honours it for moves and cube decisions",
     )
-    p.add_argument("--limit", type=int, default=None, help="show at most this many moves")
+    p.add_argument("--limit", type=int, default=None, help="show at most this many moves (1 or more)")
     p.add_argument("--json", action="store_true", help="one JSON object per answer")
     p.add_argument(
         "--batch", metavar="FILE", help="lines 'POSITION_ID [MATCH_ID] [D1 D2]' ('-' = stdin); one JSON answer per line"
@@ -48,11 +48,13 @@ def _hint(args: argparse.Namespace) -> int:
         raise UserError(
             "--batch reads every request from its file: give it without --position-id, --match-id, --xgid and --dice"
         )
+    _check_choice(args)
     stream = _open_batch(args.batch) if args.batch else None  # before the net loads: a bad path fails at once
     try:
         if args.player and not args.player.startswith("net:"):
             raise PlayerSpecError(f"--player {args.player}: hint asks our nets only (net:NAME@LEVEL)")
-        agent = load_agent(args.player or f"net:{args.net}@{args.ply}")
+        spec = args.player or f"net:{args.net or 'default'}@{2 if args.ply is None else args.ply}"
+        agent = load_agent(spec)
     except PlayerSpecError as exc:
         raise UserError(str(exc)) from exc
     if stream is not None:
@@ -66,6 +68,18 @@ def _hint(args: argparse.Namespace) -> int:
     answer = hint(agent, request, args.limit)
     print(json.dumps(answer) if args.json else format_text(answer, request))
     return 0
+
+
+def _check_choice(args: argparse.Namespace) -> None:
+    """Options that would be ignored or show nothing are refused, not dropped without a word."""
+    if args.limit is not None and args.limit < 1:
+        raise UserError(f"--limit {args.limit}: show at least 1 move (leave it out for every move)")
+    if args.player:
+        given = [option for option, value in (("--ply", args.ply), ("--net", args.net)) if value is not None]
+        if given:
+            raise UserError(
+                f"--player {args.player} names the net and the level: give it without {' and '.join(given)}"
+            )
 
 
 def _answer_batch(agent, stream, path: str, limit: int | None) -> None:
