@@ -187,6 +187,22 @@ class InvitationPolicy(_Section):
         return self
 
 
+class RecordsSettings(_Section):
+    log_max_mb: int = Field(
+        default=256,
+        ge=1,
+        le=1_000_000,
+        description="megabytes the JSON logs in DATA/log may take in all: rotated into compressed segments, "
+        "the oldest removed first (fibsbot.records.logfiles)",
+    )
+    queue_max_rows: int = Field(
+        default=200_000,
+        ge=100,
+        description="rows the training queue keeps: past it the oldest labelled rows go first, then the oldest "
+        "waiting ones (their positions are in the training set once a retrain has read them)",
+    )
+
+
 # The TOML file's parsed content while load_settings runs (sources are built per call).
 _TOML_DATA: ContextVar[dict[str, Any] | None] = ContextVar("fibsbot_toml_data", default=None)
 
@@ -203,6 +219,7 @@ class Settings(BaseSettings):
     server: ServerSettings = Field(default_factory=ServerSettings)
     play: PlaySettings = Field(default_factory=PlaySettings)
     invitations: InvitationPolicy = Field(default_factory=InvitationPolicy)
+    records: RecordsSettings = Field(default_factory=RecordsSettings)
     admins: list[str] = Field(default_factory=list, description="users whose 'tell' commands are obeyed")
     data_dir: Path = Field(default_factory=default_data_dir)
     password: SecretStr | None = Field(default=None, description="only from FIBSBOT_PASSWORD")

@@ -29,6 +29,7 @@ from fibsbot.protocol.match.outputs import NullObserver
 from fibsbot.records.events import WireLog, configure_logging
 from fibsbot.records.observer import MatchRecords
 from fibsbot.records.queue import TrainingQueue
+from fibsbot.records.space import watch as watch_disk
 from fibsbot.warmup import start_warmup
 from nets.player import load_agent
 from nets.store import NetStore
@@ -73,7 +74,9 @@ def prepare_logging(settings: Settings) -> Path:
     """JSON lines in ``log/fibsbot.jsonl``; the password is known to the redactor first."""
     settings.log_dir.mkdir(parents=True, exist_ok=True)
     path = settings.log_dir / "fibsbot.jsonl"
-    configure_logging(path, secrets=[settings.fibs_password().get_secret_value()])
+    configure_logging(
+        path, secrets=[settings.fibs_password().get_secret_value()], max_bytes=settings.records.log_max_mb * 1024 * 1024
+    )
     return path
 
 
@@ -126,7 +129,7 @@ async def run_daemon(settings: Settings, stop: asyncio.Event | None = None, cons
     log = structlog.get_logger("fibsbot.daemon")
     user, _ = settings.fibs_login()
     check_data_dir(settings)
-    queue = TrainingQueue(settings.queue_path)
+    queue = TrainingQueue(settings.queue_path, max_rows=settings.records.queue_max_rows)
     records = MatchRecords(
         settings.matches_dir,
         queue,
@@ -147,6 +150,8 @@ async def run_daemon(settings: Settings, stop: asyncio.Event | None = None, cons
     client = bot_client(settings, agent, observers)
     client.driver.crawford.record = records  # a resumed match's Crawford game, from its journal
     reloader.client = client
+    # a full disk: the match in play is kept in memory, new invitations refused until there is room
+    client.policy.unable = watch_disk(settings.data_dir, console.say if console is not None else None)
     stop = stop or asyncio.Event()
     loop = asyncio.get_running_loop()
     stopped_by: list[str] = []
@@ -179,7 +184,11 @@ async def run_daemon(settings: Settings, stop: asyncio.Event | None = None, cons
         data_dir=str(settings.data_dir),
     )
     owner.started(
-        server=settings.server.host, port=settings.server.port, agent=agent.name, net_version=records.net_version
+        server=settings.server.host,
+        port=settings.server.port,
+        agent=agent.name,
+        net_version=records.net_version,
+        log_max_mb=settings.records.log_max_mb,  # the log's cap, for `fibsbot status`
     )
     warming = None
     if console is not None:

@@ -133,6 +133,14 @@ def _opponent_agent(opponent: str):
     return sparring_partner(opponent, load_agent)
 
 
+def log_cap_bytes() -> int:
+    """The log folder's cap, from the settings the daemon would have (``FIBSBOT_RECORDS__LOG_MAX_MB``);
+    ConfigError where they are unusable."""
+    from fibsbot.config import load_settings
+
+    return load_settings().records.log_max_mb * 1024 * 1024
+
+
 async def run_arena(
     length: int = 3,
     matches: int = 1,
@@ -159,7 +167,8 @@ async def run_arena(
     stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
     log_path = data_dir / "log" / f"arena-{stamp}.jsonl"
     passwords = {name: secrets.token_urlsafe(12) for name in (BOT, SPARRING, REFEREE)}
-    configure_logging(log_path, secrets=passwords.values())  # every module's events go to the file
+    # every module's events go to the file, rotated and capped as the daemon's ([records] log_max_mb)
+    configure_logging(log_path, secrets=passwords.values(), max_bytes=log_cap_bytes())
     logger = structlog.get_logger("fibsbot.arena.play").bind(bot=BOT)
     agent = load_agent(f"net:{net}@{ply}", workers=workers)  # threads change the speed, never a decision
     sparring_agent = _opponent_agent(opponent)

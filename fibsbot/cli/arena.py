@@ -92,8 +92,8 @@ def check_players(net: str, opponent: str) -> None:
 @command("arena", "play matches against a sparring bot on a local FIBS-style server, with full records")(_setup)
 def _arena(args: argparse.Namespace) -> int:
     from engine.players.registry import PlayerSpecError
-    from fibsbot.arena.play import BOT, print_result, run_arena
-    from fibsbot.config import PlaySettings
+    from fibsbot.arena.play import BOT, log_cap_bytes, print_result, run_arena
+    from fibsbot.config import ConfigError, PlaySettings
     from fibsbot.console import Console
 
     if args.length < 1 or args.matches < 1:
@@ -105,6 +105,10 @@ def _arena(args: argparse.Namespace) -> int:
     def progress(text: str) -> None:
         print(text, file=sys.stderr, flush=True)
 
+    try:
+        log_cap_bytes()  # the log's cap from FIBSBOT_RECORDS__LOG_MAX_MB: a bad value is said before playing
+    except ConfigError as exc:
+        raise UserError(str(exc)) from None
     if args.chaos or args.soak:
         return _chaos(args, progress)
     try:

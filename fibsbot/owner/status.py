@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fibsbot.owner.accounts import Account, current_account, other_accounts, unnamed_rating_lines
+from fibsbot.owner.disk import disk_line, disk_usage
 from fibsbot.owner.index import MatchIndex, MatchSummary
 from fibsbot.owner.matches_view import current_match, last_match, match_in_play, saved_matches
 from fibsbot.owner.readers import daemon_state, net_in_use, queue_counts, ratings, retrains
@@ -96,6 +97,7 @@ def collect_status(data_dir: Path) -> dict:
             queue_counts(data_dir)
         ),
         "last_retrain": _retrain_figures(done[-1]) if done else None,
+        "disk": disk_usage(data_dir, daemon),
         "retrain_rounds": retrain_rounds(history),
     }
 
@@ -259,6 +261,8 @@ def format_status(status: dict) -> str:
         else f"queue: {queue['labelled'] + queue['waiting']} positions, {queue['waiting']} waiting, "
         f"{queue['labelled']} labelled"
     )
+    if status.get("disk"):
+        lines.append(disk_line(status["disk"]))
     r = status["last_retrain"]
     if r is None:
         lines.append("last retrain: never")
