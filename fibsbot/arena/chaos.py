@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fibsbot.arena.chaos_report import ChaosResult, audit_chaos, print_chaos
-from fibsbot.arena.play import BOT, REFEREE, SPARRING, _client
+from fibsbot.arena.play import BOT, REFEREE, SPARRING, _client, log_cap_bytes
 from fibsbot.arena.sparring import PubevalSparring
 from fibsbot.client.policy import PolicySettings
 from fibsbot.protocol.match.outputs import MoveRequest, NullObserver
@@ -188,7 +188,7 @@ async def run_chaos(
     data_dir = Path(data_dir or Path.cwd() / "chaos-run").resolve()
     (data_dir / "log").mkdir(parents=True, exist_ok=True)
     password = secrets.token_urlsafe(12)
-    configure_logging(data_dir / "log" / "chaos.jsonl", secrets=[password])
+    configure_logging(data_dir / "log" / "chaos.jsonl", secrets=[password], max_bytes=log_cap_bytes())
     result = ChaosResult(matches, length)
     started_at = time.perf_counter()
     config = ServerConfig(

@@ -30,6 +30,7 @@ from fibsbot.arena.audit import (
 from fibsbot.arena.play import BOT
 from fibsbot.protocol.glue import glued_after_echo
 from fibsbot.records.journal import FINISHED, SUFFIX, MatchJournal
+from nets import logfiles
 
 
 @dataclass
@@ -86,11 +87,14 @@ def audit_chaos(result: ChaosResult, played: list, data_dir: Path) -> None:
         audit_result(match, match.seat_of(BOT), actions, audit, label, claimed)
         left_out_reasons(actions, audit.left_out_reasons)
     audit_queue(data_dir / "queue.sqlite", matches_dir, audit, by_analyse)
-    log_path = data_dir / "log" / "fibsbot.jsonl"
-    if log_path.exists():
-        text = log_path.read_text(errors="replace")
-        result.observer_failures = text.count("observer failed")
-        result.echoes_glued = _echoes_glued(text)
+    text = log_text(data_dir)
+    result.observer_failures = text.count("observer failed")
+    result.echoes_glued = _echoes_glued(text)
+
+
+def log_text(data_dir: Path) -> str:
+    """The daemon's whole log, its rotated segments first (``nets.logfiles``)."""
+    return "".join(line + "\n" for line in logfiles.lines(logfiles.log_files(data_dir / "log", "fibsbot")))
 
 
 def _echoes_glued(log_text: str) -> int:

@@ -5,10 +5,13 @@ so the daemon can build them from whatever configuration it has.
 
 Invitations (first rule that applies wins):
 1. from ourselves, or while we are already playing (one match at a time): refused;
-2. to resume a saved match: always accepted (the server keeps it until it is played);
-3. from a denied player, or from anyone else when an allow list is set: refused;
-4. an unlimited match: accepted only if unlimited play is on;
-5. a match of ``min_length`` .. ``max_length`` points: accepted.
+2. while the bot cannot keep records (``unable``: the data directory's disk is full,
+   ``fibsbot.records.space``): refused, with a tell saying why, resumes included (the
+   server keeps a saved match until it is played);
+3. to resume a saved match: always accepted (the server keeps it until it is played);
+4. from a denied player, or from anyone else when an allow list is set: refused;
+5. an unlimited match: accepted only if unlimited play is on;
+6. a match of ``min_length`` .. ``max_length`` points: accepted.
 
 Players on the ``auto_invite`` list are invited (to ``auto_invite_length``
 points) when a who line shows them ready and free while we are idle, at most once
@@ -65,11 +68,22 @@ class Verdict:
     commands: list[Send] = field(default_factory=list)
 
 
-class Policy:
-    """Invitation verdicts and chat replies, with the rate limiter's memory."""
+DISK_FULL = "disk full"
 
-    def __init__(self, settings: PolicySettings) -> None:
+
+def _able() -> str | None:
+    return None
+
+
+class Policy:
+    """Invitation verdicts and chat replies, with the rate limiter's memory.
+
+    ``unable`` answers why the bot cannot take a match now (None: it can); the daemon
+    gives it the data directory's disk state, which tries the disk again when asked."""
+
+    def __init__(self, settings: PolicySettings, unable: Callable[[], str | None] = _able) -> None:
         self.settings = settings
+        self.unable = unable
         self._last_reply: dict[str, float] = {}
         self._recent: deque[float] = deque()
         self._auto_invited: dict[str, float] = {}
@@ -83,6 +97,9 @@ class Policy:
             return Verdict(False, "from ourselves")
         if busy:
             return self._refuse(player, "busy", "Sorry, I am playing a match right now. Please try later.", now)
+        if player not in s.deny and self.unable() is not None:
+            text = "Sorry, I cannot keep the record of a match right now (my disk is full). Please try later."
+            return self._refuse(player, DISK_FULL, text, now)
         if invitation.resume:
             return Verdict(True, "resume", [Send(f"join {player}")])
         if player in s.deny:
@@ -120,6 +137,8 @@ class Policy:
         last = self._auto_invited.get(player)
         if last is not None and now - last < s.auto_invite_interval_s:
             return []
+        if self.unable() is not None:
+            return []  # no new match while its record could not be kept
         self._auto_invited[player] = now
         return [Send(f"invite {player} {s.auto_invite_length}")]
 

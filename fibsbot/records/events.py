@@ -8,8 +8,10 @@ an exception's traceback (rendered to text before the redaction).
 
 ``event_logger(path, secrets)`` returns a logger writing to its own file without
 touching structlog's global configuration (handy in tests and tools);
-``configure_logging(path, secrets)`` makes the same pipeline structlog's default,
-so ``structlog.get_logger()`` anywhere in the daemon writes there.
+``configure_logging(path, secrets, max_bytes)`` makes the same pipeline structlog's default,
+so ``structlog.get_logger()`` anywhere in the daemon writes there.  Both write through
+``records.logfiles.RotatingLog``: rotated into compressed segments, ``max_bytes`` in all
+(``[records] log_max_mb``), and a full disk never reaches the code that logs.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import structlog
+
+from fibsbot.records.logfiles import MB, RotatingLog
 
 REDACTED = "[redacted]"
 # keys whose values are never logged, whatever they hold
@@ -97,23 +101,30 @@ def open_log_file(path: Path) -> TextIO:
     return os.fdopen(fd, "a", encoding="utf-8", buffering=1)
 
 
-def event_logger(path: Path, secrets: Iterable[str] = (), **context: Any) -> Any:
+DEFAULT_MAX_BYTES = 256 * MB  # as [records] log_max_mb's default; callers with settings pass theirs
+
+
+def event_logger(path: Path, secrets: Iterable[str] = (), max_bytes: int = DEFAULT_MAX_BYTES, **context: Any) -> Any:
     """A logger writing JSON lines to ``path``; independent of structlog's global setup."""
     redactor = Redactor(secrets)
     logger = structlog.wrap_logger(
-        structlog.WriteLogger(open_log_file(path)),
+        structlog.WriteLogger(RotatingLog(Path(path), max_bytes)),  # type: ignore[arg-type]
         processors=processors(redactor),
         wrapper_class=_BOUND_LOGGER,
     )
     return logger.bind(**context) if context else logger
 
 
-def configure_logging(path: Path, secrets: Iterable[str] = ()) -> Redactor:
-    """Make the JSON-lines file structlog's default output; returns the redactor to add secrets to."""
+def configure_logging(
+    path: Path, secrets: Iterable[str] = (), max_bytes: int = DEFAULT_MAX_BYTES, *, log_folder: bool = True
+) -> Redactor:
+    """Make the JSON-lines file structlog's default output; returns the redactor to add secrets to.
+    ``log_folder``: ``path``'s folder holds logs only (``DATA/log``: ``RotatingLog``'s ``adopt``)."""
     redactor = Redactor(secrets)
+    rotating = RotatingLog(Path(path), max_bytes, adopt=log_folder)
     structlog.configure(
         processors=processors(redactor),
-        logger_factory=structlog.WriteLoggerFactory(file=open_log_file(path)),
+        logger_factory=structlog.WriteLoggerFactory(file=rotating),  # type: ignore[arg-type]
         wrapper_class=_BOUND_LOGGER,
         cache_logger_on_first_use=False,
     )

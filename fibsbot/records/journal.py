@@ -51,6 +51,7 @@ import structlog
 
 from fibsbot.records.atomic import write_atomically
 from fibsbot.records.matfile import MatchRecorder, MatRecordError
+from fibsbot.records.space import DISK, no_space
 
 log = structlog.get_logger("fibsbot.records")
 
@@ -264,6 +265,23 @@ class MatchJournal:
         self.save()
 
     def save(self) -> None:
+        """Sync the journal, then the ``.mat``.  On a full disk both stay as they were on disk
+        (each write is atomic), the match goes on in memory, and ``records.space.DISK`` writes
+        it whole, as it then stands, once there is room: no action is lost."""
+        try:
+            self._write()
+        except Exception as exc:
+            if not no_space(exc):
+                raise
+            DISK.failed(self._what, exc, retry=self._write)
+            return
+        DISK.wrote(self._what)
+
+    @property
+    def _what(self) -> str:
+        return f"the match record {self.mat_path.name}"
+
+    def _write(self) -> None:
         data = {"header": self.header, "status": self.status, "actions": self.actions}
         write_atomically(self.path, json.dumps(data, separators=(",", ":")) + "\n")
         write_atomically(self.mat_path, self.recorder.text())

@@ -39,6 +39,7 @@ import numpy as np
 
 from fibsbot.records.atomic import write_atomically
 from fibsbot.records.crawford import RULE_BREACH_HEADER, CrawfordReckoning
+from fibsbot.records.space import DISK, no_space
 
 LEFT_WIDTH = 27  # gnubg's "%3d) %-27s "
 RIGHT_COLUMN = 33  # where right entries start ("  1) " + 27 + " ")
@@ -322,7 +323,19 @@ class MatchRecorder(CrawfordReckoning):
         self._score = (score[0], score[1])
         game.match_won = self.is_over
         if self.autosave:
-            write_atomically(self.path, self.text())
+            self._autosave()
+
+    def _autosave(self) -> None:
+        """The finished game on disk; on a full disk the file stays as it was and is written,
+        as it then stands, once there is room (``records.space``): the game is not lost."""
+        try:
+            self.flush()
+        except Exception as exc:
+            if not no_space(exc):
+                raise
+            DISK.failed(f"the match file {self.path.name}", exc, retry=self.flush)
+            return
+        DISK.wrote(f"the match file {self.path.name}")
 
     def text(self) -> str:
         """The whole file as it stands."""

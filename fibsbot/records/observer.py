@@ -59,6 +59,7 @@ from fibsbot.records.lifecycle import MatchLifecycle
 from fibsbot.records.matfile import MatchRecorder
 from fibsbot.records.queue import TrainingQueue
 from fibsbot.records.resync import UNSEEN_START
+from fibsbot.records.space import DISK
 
 log = structlog.get_logger("fibsbot.records")
 
@@ -133,6 +134,8 @@ class MatchRecords(MatchLifecycle):
     # --- the conversation --------------------------------------------------------------
 
     def on_received(self, line: str) -> None:
+        if DISK.full:  # each line from the server tries the full disk again: play goes on by itself
+            DISK.recover()
         if self.wire is not None:
             self.wire.received(line)
 

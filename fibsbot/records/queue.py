@@ -5,6 +5,16 @@ training on.  The queue is one SQLite file in WAL mode; every ``add`` is its own
 committed transaction with ``synchronous=FULL``, so a killed bot (or a power
 cut) loses at most the row being written and the file stays readable, and a
 trainer can read while the bot writes.
+
+The queue is bounded (``max_rows``, ``[records] queue_max_rows``): past it the oldest
+rows go, in one transaction, labelled ones first (a retrain has put their positions
+in its training set: they are not kept twice), then the oldest waiting ones, down
+to nine tenths of the cap.  The WAL file is kept small (``journal_size_limit``) and
+pages freed by pruning are reused, so the file stops growing at the cap.
+
+On a full disk (SQLite's "database or disk is full", or ENOSPC) a row waits in memory
+(up to ``PENDING_MAX``) and is written, before any later row, once there is room
+(``records.space``); the file is as the last committed transaction left it.
 """
 
 from __future__ import annotations
@@ -15,9 +25,17 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Literal
 
+import structlog
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from fibsbot.records.space import DISK, before_write, no_space
+
 SCHEMA_VERSION = 1
+PENDING_MAX = 10_000  # rows kept in memory while the disk is full; later ones are counted and dropped
+WAL_LIMIT = 4 * 1024 * 1024  # bytes the WAL file is truncated to after a checkpoint
+WHAT = "the training queue"
+
+log = structlog.get_logger("fibsbot.records.queue")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS disagreements (
@@ -124,8 +142,12 @@ def _from_row(row: sqlite3.Row) -> QueuedPosition:
 class TrainingQueue:
     """The queue file; use as a context manager or call ``close``."""
 
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, max_rows: int | None = None) -> None:
         self.path = Path(path)
+        self.max_rows = max_rows
+        self._pending: list[tuple] = []
+        self.dropped = 0  # rows lost because even the memory for waiting rows was full
+        self._rows: int | None = None  # rows in the file, counted once where there is a cap
         self.path.parent.mkdir(parents=True, exist_ok=True)
         # autocommit mode: transactions are opened explicitly, one per write
         self._db = sqlite3.connect(self.path, isolation_level=None, timeout=10.0)
@@ -135,8 +157,11 @@ class TrainingQueue:
             if mode.lower() != "wal":
                 raise QueueError(f"{self.path}: could not switch to WAL mode (got {mode})")
             self._db.execute("PRAGMA synchronous=FULL")
+            self._db.execute(f"PRAGMA journal_size_limit={WAL_LIMIT}")
             self._db.execute("PRAGMA foreign_keys=ON")
             self._migrate()
+            if max_rows is not None:
+                self._rows = self.count()
         except sqlite3.DatabaseError as exc:
             self._db.close()
             raise QueueError(f"{self.path}: not a usable training queue: {exc}") from exc
@@ -154,16 +179,74 @@ class TrainingQueue:
 
     # ------------------------------------------------------------------ writing
 
-    def add(self, item: Disagreement) -> int:
-        """Store one position in its own committed transaction; returns its id."""
+    def add(self, item: Disagreement) -> int | None:
+        """Store one position in its own committed transaction; returns its id, or None when
+        the disk is full and the row waits in memory."""
+        values = _row_values(item)
+        try:
+            if self._pending:
+                self._write_pending()
+            row_id = self._insert([values])
+        except (OSError, sqlite3.Error) as exc:
+            if not no_space(exc):
+                raise
+            if len(self._pending) < PENDING_MAX:
+                self._pending.append(values)
+            else:
+                self.dropped += 1
+            DISK.failed(WHAT, exc, retry=self._write_pending)
+            return None
+        if self.max_rows is not None and self._rows is not None and self._rows > self.max_rows:
+            self.prune(self.max_rows)
+        return row_id
+
+    def _insert(self, rows: list[tuple]) -> int:
+        before_write(self.path)
         placeholders = ", ".join("?" for _ in _COLUMNS)
         with self._transaction():
-            cursor = self._db.execute(
-                f"INSERT INTO disagreements ({', '.join(_COLUMNS)}) VALUES ({placeholders})",
-                _row_values(item),
+            cursor = self._db.executemany(
+                f"INSERT INTO disagreements ({', '.join(_COLUMNS)}) VALUES ({placeholders})", rows
             )
-        assert cursor.lastrowid is not None  # set by every INSERT that succeeded
-        return int(cursor.lastrowid)
+            last = self._db.execute("SELECT MAX(id) FROM disagreements").fetchone()[0]
+        assert cursor.rowcount == len(rows)
+        if self._rows is not None:
+            self._rows += len(rows)
+        return int(last)
+
+    def _write_pending(self) -> None:
+        """The rows that waited for space, in one transaction (all or none)."""
+        if self._pending:
+            self._insert(self._pending)
+            self._pending = []
+        DISK.wrote(WHAT)
+
+    @property
+    def waiting_in_memory(self) -> int:
+        return len(self._pending)
+
+    def prune(self, max_rows: int) -> int:
+        """Down to nine tenths of ``max_rows``: the oldest labelled rows first, then the oldest
+        waiting ones, in one transaction; returns how many went."""
+        target = max_rows * 9 // 10
+        with self._transaction():
+            total = int(self._db.execute("SELECT COUNT(*) FROM disagreements").fetchone()[0])
+            self._rows = total
+            if total <= max_rows:
+                return 0
+            excess = total - target
+            labelled = self._db.execute(
+                "DELETE FROM disagreements WHERE id IN "
+                "(SELECT id FROM disagreements WHERE labelled = 1 ORDER BY id LIMIT ?)",
+                (excess,),
+            ).rowcount
+            waiting = self._db.execute(
+                "DELETE FROM disagreements WHERE id IN "
+                "(SELECT id FROM disagreements WHERE labelled = 0 ORDER BY id LIMIT ?)",
+                (excess - labelled,),
+            ).rowcount
+        self._rows = total - labelled - waiting
+        log.info("queue_pruned", labelled=labelled, waiting=waiting, kept=self._rows)
+        return labelled + waiting
 
     def mark_labelled(self, ids: list[int] | tuple[int, ...], label: str | None = None) -> int:
         """Mark rows labelled (with an optional label text); returns how many changed."""
@@ -240,4 +323,12 @@ class _Transaction:
         self._db.execute("BEGIN IMMEDIATE")
 
     def __exit__(self, exc_type, exc, tb) -> None:
-        self._db.execute("ROLLBACK" if exc_type else "COMMIT")
+        if not exc_type:
+            try:
+                self._db.execute("COMMIT")
+            except sqlite3.Error:
+                if self._db.in_transaction:  # a commit that failed (no room for the WAL) is undone whole
+                    self._db.execute("ROLLBACK")
+                raise
+        elif self._db.in_transaction:  # SQLite rolls back by itself on some errors (a full disk)
+            self._db.execute("ROLLBACK")

@@ -108,7 +108,7 @@ def update_real_life(
         log.info("real_life.new_labeller", previous=previous.meta.get("labeller"), labeller=labeller)
         previous = Benchmark()
     known = {(r.position_id, tuple(r.dice)) for r in previous.moves}
-    moves, _ = arena_decisions(str(data_dir / "log" / "*.jsonl"))
+    moves, _ = arena_decisions(str(data_dir / "log" / "*.jsonl"))  # their rotated segments too
     buffers = MoveBuffers()
     rng = np.random.default_rng(seed + number)  # each version draws its own sample of what is new
     pool = [
@@ -142,7 +142,7 @@ def update_real_life(
         "labeller": labeller,
         "search": search,
         "seed": seed,
-        "sources": "the daemon's logged move decisions (DATA/log/*.jsonl)",
+        "sources": "the daemon's logged move decisions (DATA/log/*.jsonl and their segments)",
         "added": len(added),
         "trivial_refused": int(sum(refused.values())),
     }

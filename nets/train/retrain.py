@@ -42,6 +42,7 @@ from engine.players.agent import Agent
 from engine.rules.ids import board_from_position_id, position_key
 from engine.rules.moves import MoveBuffers, apply_steps
 from engine.rules.notation import parse_gnubg
+from nets import logfiles
 from nets.player import load_agent
 from nets.store import NetStore, keep_refused
 from nets.train.benchmark.scoring import Benchmark, read_benchmark
@@ -125,12 +126,13 @@ def log_positions(log_dir: Path, limit: int = 20000, evaluator: Evaluator | None
     """Decision positions from the JSON logs of played matches and, given the
     incumbent's ``evaluator``, the results its move filter keeps at each logged move
     (``nets.train.candidates``: the positions the net must rank, from the games the
-    bot really plays).  Newest logs first, at most ``limit`` positions in all, so that
+    bot really plays).  Newest logs first (a stream's current file, then its segments
+    newest first), at most ``limit`` positions in all, so that
     a long history does not crowd out the latest games."""
     boards: list[np.ndarray] = []
     buffers = MoveBuffers()
-    for path in sorted(Path(log_dir).glob("*.jsonl"), reverse=True):
-        for line in path.read_text(encoding="utf-8").splitlines():
+    for path in reversed(logfiles.log_files(log_dir)):  # rotated segments included (``nets.logfiles``)
+        for line in logfiles.read_lines(path):
             if '"decision"' not in line:
                 continue
             try:

@@ -9,7 +9,6 @@ met twice counts once.
 
 from __future__ import annotations
 
-import glob
 import json
 from collections import Counter
 from dataclasses import dataclass, replace
@@ -21,6 +20,7 @@ from engine.rules.ids import CENTRED, MatchState, board_from_position_id, match_
 from engine.rules.moves import MoveBuffers, generate_moves
 from engine.rules.notation import parse_gnubg
 from engine.rules.position import Phase, classify
+from nets import logfiles
 
 CLASS_SHARES = {"contact": 0.5, "crashed": 0.2, "race": 0.3}
 EXPLORE = 0.05
@@ -73,7 +73,8 @@ def selfplay_move_candidates(boards: np.ndarray, rng: np.random.Generator) -> di
 
 
 def arena_decisions(pattern: str) -> tuple[list[Candidate], list[Candidate]]:
-    """The bot's move and double decisions in arena logs (JSON lines, event "decision").
+    """The bot's move and double decisions in arena logs (JSON lines, event "decision"), in
+    the files ``pattern`` names and their rotated segments.
 
     The logs write each decision's Position ID with the deciding side's row first,
     the reverse of gnubg's order; which way a log writes them is checked on its
@@ -82,19 +83,18 @@ def arena_decisions(pattern: str) -> tuple[list[Candidate], list[Candidate]]:
     """
     moves: list[Candidate] = []
     doubles: list[Candidate] = []
-    for path in sorted(glob.glob(pattern)):
+    for path in logfiles.matching(pattern):  # with their rotated segments (``nets.logfiles``)
         rows = []
-        with open(path, encoding="utf-8") as stream:
-            for line in stream:
-                if '"decision"' not in line or '"position_id"' not in line:
-                    continue
-                try:
-                    row = json.loads(line)
-                    board = board_from_position_id(row["position_id"])
-                except (ValueError, KeyError):
-                    continue
-                if row.get("event") == "decision" and row.get("kind") in ("move", "double"):
-                    rows.append((row, board))
+        for line in logfiles.read_lines(path):
+            if '"decision"' not in line or '"position_id"' not in line:
+                continue
+            try:
+                row = json.loads(line)
+                board = board_from_position_id(row["position_id"])
+            except (ValueError, KeyError):
+                continue
+            if row.get("event") == "decision" and row.get("kind") in ("move", "double"):
+                rows.append((row, board))
         flip = _log_rows_reversed(rows)
         for row, board in rows:
             board = np.ascontiguousarray(board[::-1] if flip else board)
