@@ -15,6 +15,7 @@ from tests.test_systemd_unit import directives
 ROOT = Path(__file__).resolve().parent.parent
 UNITS = ROOT / "systemd"
 SINGLE, TEMPLATE = UNITS / "fibsbot.service", UNITS / "fibsbot@.service"
+RETRAIN_TEMPLATES = (UNITS / "fibsbot-retrain@.service", UNITS / "fibsbot-retrain@.timer")
 DOCS = ROOT / "docs" / "records.md"
 # the documented install (docs/records.md, "Installing the service")
 VENV_COMMAND = "/opt/fibsbot/bin/fibsbot"
@@ -39,7 +40,7 @@ def installed_root(tmp_path: Path, *, with_command: bool = True) -> Path:
         pytest.skip("systemd-analyze or systemd's units not installed (apt-get install systemd)")
     shutil.copytree(units, root / "usr/lib/systemd/system", symlinks=True)
     (root / "etc/systemd/system").mkdir(parents=True)
-    for unit in (SINGLE, TEMPLATE):
+    for unit in (SINGLE, TEMPLATE, *RETRAIN_TEMPLATES):
         shutil.copy(unit, root / "etc/systemd/system" / unit.name)
     if with_command:
         command = root / VENV_COMMAND.lstrip("/")
@@ -61,7 +62,13 @@ def verify(root: Path, *units: str) -> tuple[int, list[str], str]:
 
 
 def test_both_units_verify_once_installed_as_documented(tmp_path):
-    code, complaints, output = verify(installed_root(tmp_path), "fibsbot.service", "fibsbot@mybot.service")
+    code, complaints, output = verify(
+        installed_root(tmp_path),
+        "fibsbot.service",
+        "fibsbot@mybot.service",
+        "fibsbot-retrain@mybot.service",
+        "fibsbot-retrain@mybot.timer",
+    )
     assert code == 0 and not complaints, output
 
 
@@ -112,3 +119,12 @@ def test_each_account_has_its_settings_state_cache_password_and_user():
     for key in set(single) | set(a):
         if key not in ignored:
             assert single.get(key) == a.get(key), key  # sandboxing and restarts as the single unit's
+
+
+def test_each_accounts_retrain_works_on_that_accounts_data_as_that_accounts_user():
+    bot = instance("mybot")
+    service, timer = (directives(unit.read_text().replace("%i", "mybot")) for unit in RETRAIN_TEMPLATES)
+    assert service["ExecStart"] == ["/usr/local/bin/fibsbot retrain --data-dir %S/fibsbot/mybot"]
+    assert service["User"] == bot["User"] and service["StateDirectory"] == bot["StateDirectory"]
+    assert "FIBSBOT_DATA_DIR=%S/fibsbot/mybot" in service["Environment"]
+    assert timer["Unit"] == ["fibsbot-retrain@mybot.service"]
