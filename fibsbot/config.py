@@ -42,8 +42,6 @@ def _is_ip_address(text: str) -> bool:
     return True
 
 
-
-
 class ConfigError(ValueError):
     """Settings that cannot be used, with the reason in one line."""
 

@@ -21,9 +21,10 @@ def _setup(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--ply",
-        default="2",
+        default=None,
         choices=["0", "1", "2", "table"],
-        help="our level: 0, 1 or 2 plies, or table (cubeful 2-ply, a deeper look at close moves; default 2)",
+        help="our level: 0, 1 or 2 plies, or table (cubeful 2-ply, a deeper look at close moves); default "
+        "table, the daemon's, and 2 with --chaos or --soak",
     )
     p.add_argument(
         "--wait-for-search",
@@ -111,6 +112,7 @@ def _arena(args: argparse.Namespace) -> int:
         raise UserError(str(exc)) from None
     if args.chaos or args.soak:
         return _chaos(args, progress)
+    args.ply = args.ply or "table"  # the daemon's level unless asked otherwise
     try:
         level = args.ply if args.ply == "table" else int(args.ply)
         result = asyncio.run(
@@ -159,6 +161,7 @@ def _chaos(args: argparse.Namespace, progress) -> int:
 
     if not 0.0 <= args.fault_rate <= 1.0:
         raise UserError("--fault-rate must be between 0 and 1")
+    args.ply = args.ply or "2"
     if args.ply == "table":
         raise UserError("--chaos plays at 0, 1 or 2 plies (the fault test measures records, not strength)")
     args.ply = int(args.ply)

@@ -28,8 +28,8 @@ def _setup(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--player",
-        default="net:default@0",
-        help="the engine player: net:NAME@LEVEL, LEVEL 0, 1, 2 or table (default net:default@0)",
+        default="net:default@table",
+        help="the engine player: net:NAME@LEVEL, LEVEL 0, 1, 2 or table (default net:default@table, the daemon's)",
     )
     p.add_argument(
         "--workers",
