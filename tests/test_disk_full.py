@@ -26,28 +26,9 @@ from fibsbot.records.space import fill
 from fibsbot.server.testing import ClipTestClient, run_local_server
 from nets import logfiles
 from nets.player import load_agent
+from tests.test_daemon import write_config
 
 PASSWORD = "disk-full-Horse"
-
-
-def _config(tmp_path: Path, port: int) -> Path:
-    config = tmp_path / "fibsbot.toml"
-    config.write_text(f"""
-data_dir = "{tmp_path / "data"}"
-admins = ["referee"]
-[server]
-host = "127.0.0.1"
-port = {port}
-user = "daemonbot"
-reconnect_backoff_base = 0.05
-reconnect_backoff_max = 0.5
-[play]
-ply = 0
-[invitations]
-min_length = 1
-max_length = 5
-""")
-    return config
 
 
 def _journal(data: Path) -> dict | None:
@@ -75,7 +56,7 @@ async def test_a_full_disk_mid_match_loses_nothing_and_play_goes_on_when_space_r
     data = tmp_path / "data"
     console_text = io.StringIO()
     async with run_local_server(seed=8) as (host, port, core):
-        settings = load_settings(_config(tmp_path, port))
+        settings = load_settings(write_config(tmp_path, port))
         prepare_logging(settings)
         stop = asyncio.Event()
         console = Console("daemonbot", console_text, timestamps=False, colours=False)

@@ -21,6 +21,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fibsbot.owner.disk import tree_bytes
+
 BASELINE_MATCH = 100  # memory and descriptors are compared with this match's sample, once the caches are warm
 FLAT_SHARE = 0.05  # the last sample may differ from the baseline by this share
 DAEMON_LOG = "fibsbot.jsonl"
@@ -41,17 +43,6 @@ def _open_fds(pid: int) -> int | None:
         return len(os.listdir(f"/proc/{pid}/fd"))
     except OSError:
         return None
-
-
-def _tree_bytes(root: Path) -> int:
-    total = 0
-    for folder, _, files in os.walk(root):
-        for name in files:
-            try:
-                total += os.lstat(os.path.join(folder, name)).st_size
-            except OSError:
-                pass  # a file rotated or replaced while we walked
-    return total
 
 
 @dataclass
@@ -110,8 +101,8 @@ class Sampler:
             "decisions": len(seconds),
             "decision_median_s": round(statistics.median(seconds), 4) if seconds else None,
             "decision_max_s": round(max(seconds), 4) if seconds else None,
-            "data_bytes": _tree_bytes(self.data_dir),
-            "log_bytes": _tree_bytes(self.data_dir / "log"),
+            "data_bytes": tree_bytes(self.data_dir),
+            "log_bytes": tree_bytes(self.data_dir / "log"),
             "log_cap_mb": self.log_cap_mb,
         }
         with open(self.out, "a") as handle:

@@ -21,7 +21,8 @@ MB = 1024 * 1024
 PARTS = ("log", "matches", "queue", "training", "owner", "other")
 
 
-def _tree_bytes(path: Path) -> int:
+def tree_bytes(path: Path) -> int:
+    """Bytes of the files under ``path`` (a file removed while walking counts nothing)."""
     total = 0
     for root, _, files in os.walk(path):
         for name in files:
@@ -46,12 +47,12 @@ def disk_usage(data_dir: Path, daemon: dict | None = None, usage: Callable[[Path
     data_dir = Path(data_dir)
     parts = {
         "log": logfiles.size(data_dir / "log"),
-        "matches": _tree_bytes(data_dir / "matches"),
+        "matches": tree_bytes(data_dir / "matches"),
         "queue": sum(_size(data_dir / f"queue.sqlite{end}") for end in ("", "-wal", "-shm")),
-        "training": _tree_bytes(data_dir / "training"),
-        "owner": _tree_bytes(data_dir / "owner"),
+        "training": tree_bytes(data_dir / "training"),
+        "owner": tree_bytes(data_dir / "owner"),
     }
-    total = _tree_bytes(data_dir) if data_dir.is_dir() else 0
+    total = tree_bytes(data_dir) if data_dir.is_dir() else 0
     parts["other"] = max(0, total - sum(parts.values()))
     cap = (daemon or {}).get("log_max_mb") or _configured_cap_mb()
     try:

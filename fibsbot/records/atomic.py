@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import BinaryIO
 
 from fibsbot.records.space import before_write
 
@@ -18,11 +21,22 @@ def write_atomically(path: Path, text: str) -> None:
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    with replacing(path) as handle:
+        handle.write(text.encode("utf-8"))
+
+
+@contextmanager
+def replacing(path: Path) -> Iterator[BinaryIO]:
+    """A binary file that takes ``path``'s place when the block ends: written beside it
+    under a temporary name, synced, renamed over it and the directory synced.  If the
+    block raises (a full disk, a kill's exception), the temporary file is removed and
+    ``path`` is as it was."""
+    path = Path(path)
     before_write(path)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as tmp:
-            tmp.write(text)
+        with os.fdopen(fd, "wb") as tmp:
+            yield tmp
             tmp.flush()
             os.fsync(tmp.fileno())
         os.replace(tmp_name, path)
@@ -32,8 +46,13 @@ def write_atomically(path: Path, text: str) -> None:
         except FileNotFoundError:
             pass
         raise
-    dir_fd = os.open(path.parent, os.O_RDONLY)
+    sync_dir(path.parent)
+
+
+def sync_dir(folder: Path) -> None:
+    """Sync a directory, so that a rename or removal in it survives a power cut."""
+    fd = os.open(folder, os.O_RDONLY)
     try:
-        os.fsync(dir_fd)
+        os.fsync(fd)
     finally:
-        os.close(dir_fd)
+        os.close(fd)

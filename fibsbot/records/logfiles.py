@@ -33,11 +33,11 @@ import gzip
 import json
 import os
 import shutil
-import tempfile
 import threading
 import time
 from pathlib import Path
 
+from fibsbot.records.atomic import replacing, sync_dir
 from fibsbot.records.space import DISK, before_write, no_space
 from nets import logfiles
 
@@ -54,14 +54,6 @@ def segment_bytes_for(max_bytes: int) -> int:
     return max(MIN_SEGMENT, min(MAX_SEGMENT, max_bytes // 8))
 
 
-def _sync_dir(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def _next_number(folder: Path, stream: str) -> int:
     numbers = [parsed[1] for path in folder.iterdir() if (parsed := logfiles.parse(path)) and parsed[0] == stream]
     return max((n for n in numbers if n is not None), default=0) + 1
@@ -71,24 +63,12 @@ def compress(segment: Path) -> Path:
     """``NAME.NNNNNN.jsonl`` -> ``NAME.NNNNNN.jsonl.gz`` through a synced temporary file; OSError
     leaves the uncompressed segment as it was (it is readable, and compressed later)."""
     target = segment.with_name(segment.name + logfiles.GZ)
-    before_write(target)
-    handle, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=segment.parent)
-    try:
-        with os.fdopen(handle, "wb") as raw:
-            with gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=6, mtime=0) as packed:
-                with open(segment, "rb") as source:
-                    shutil.copyfileobj(source, packed, 1 << 20)
-            raw.flush()
-            os.fsync(raw.fileno())
-        os.replace(tmp_name, target)
-    except BaseException:
-        try:
-            os.unlink(tmp_name)
-        except FileNotFoundError:
-            pass
-        raise
-    _sync_dir(segment.parent)
+    with replacing(target) as raw:
+        with gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=6, mtime=0) as packed:
+            with open(segment, "rb") as source:
+                shutil.copyfileobj(source, packed, 1 << 20)
     segment.unlink(missing_ok=True)
+    sync_dir(segment.parent)
     return target
 
 
@@ -131,7 +111,7 @@ def tidy(folder: Path, keep: Path | None = None, adopt: bool = True) -> None:
             elif adopt and number is None and path.stat().st_size > 0 and _unheld(path):
                 segment = folder / f"{stream}.{_next_number(folder, stream):06d}{logfiles.SUFFIX}"
                 os.rename(path, segment)
-                _sync_dir(folder)
+                sync_dir(folder)
                 compress(segment)
         except OSError:
             continue  # left for the next tidy: nothing is lost by waiting
@@ -305,7 +285,7 @@ class RotatingLog:
             number = _next_number(self.folder, self.stream)
             segment = self.folder / f"{self.stream}.{number:06d}{logfiles.SUFFIX}"
             os.rename(self.path, segment)
-            _sync_dir(self.folder)
+            sync_dir(self.folder)
         except OSError:
             return  # the current file goes on growing until a rotation succeeds
         old = self._fd
