@@ -42,6 +42,23 @@ max_length = 5
     return config
 
 
+def sparring_client(host: str, port: int, roll_delay_s: float, backoff: Backoff | None = None) -> BotClient:
+    """The sparring bot of the daemon tests: pubeval's moves, one match, obeying the referee."""
+    options = ClientOptions(
+        backoff=backoff or Backoff(initial_s=0.05, max_s=0.5), roll_delay_s=roll_delay_s, max_matches=1
+    )
+    return BotClient(
+        host,
+        port,
+        "sparring",
+        "pw",
+        PubevalSparring(load_agent("net:default@0")),
+        Policy(PolicySettings(user="sparring", admins=frozenset({"referee"}))),
+        options=options,
+        rng=random.Random(1),
+    )
+
+
 async def test_daemon_plays_a_match_and_never_logs_its_password(tmp_path, monkeypatch):
     monkeypatch.setenv("FIBSBOT_PASSWORD", PASSWORD)
     async with run_local_server(seed=8) as (host, port, core):
@@ -49,18 +66,7 @@ async def test_daemon_plays_a_match_and_never_logs_its_password(tmp_path, monkey
         log_path = prepare_logging(settings)
         stop = asyncio.Event()
         daemon = asyncio.create_task(run_daemon(settings, stop))
-        options = ClientOptions(backoff=Backoff(initial_s=0.05, max_s=0.5), roll_delay_s=0.3, max_matches=1)
-        sparring = BotClient(
-            host,
-            port,
-            "sparring",
-            "pw",
-            PubevalSparring(load_agent("net:default@0")),
-            Policy(PolicySettings(user="sparring", admins=frozenset({"referee"}))),
-            [],
-            options=options,
-            rng=random.Random(1),
-        )
+        sparring = sparring_client(host, port, 0.3)
         task = asyncio.create_task(sparring.run())
         referee = await ClipTestClient.connect(host, port)
         assert await referee.login("referee", "pw")

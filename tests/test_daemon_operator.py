@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import io
 import os
-import random
 import subprocess
 import sys
 import time
@@ -14,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from fibsbot.arena.sparring import PubevalSparring
 from fibsbot.client.connection import BotClient, LoginGivenUp
 from fibsbot.client.options import Backoff, ClientOptions
 from fibsbot.client.policy import Policy, PolicySettings
@@ -22,8 +20,7 @@ from fibsbot.config import load_settings
 from fibsbot.console import Console
 from fibsbot.daemon import DataDirUnwritable, check_writable, prepare_logging, run_daemon
 from fibsbot.server.testing import ClipTestClient, run_local_server
-from nets.player import load_agent
-from tests.test_daemon import PASSWORD, logged_in, write_config
+from tests.test_daemon import PASSWORD, logged_in, sparring_client, write_config
 
 QUICK_BACKOFF = Backoff(initial_s=0.05, max_s=0.2)
 
@@ -208,17 +205,7 @@ async def test_the_daemon_console_tells_a_match_from_login_to_stop(tmp_path, mon
         out, stop = io.StringIO(), asyncio.Event()
         console = Console("daemonbot", out, timestamps=False, colours=False)
         daemon = asyncio.create_task(run_daemon(settings, stop, console))
-        options = ClientOptions(backoff=QUICK_BACKOFF, roll_delay_s=0.3, max_matches=1)
-        sparring = BotClient(
-            host,
-            port,
-            "sparring",
-            "pw",
-            PubevalSparring(load_agent("net:default@0")),
-            Policy(PolicySettings(user="sparring", admins=frozenset({"referee"}))),
-            options=options,
-            rng=random.Random(1),
-        )
+        sparring = sparring_client(host, port, 0.3, QUICK_BACKOFF)
         task = asyncio.create_task(sparring.run())
         referee = await ClipTestClient.connect(host, port)
         assert await referee.login("referee", "pw")

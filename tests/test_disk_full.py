@@ -11,13 +11,8 @@ from __future__ import annotations
 import asyncio
 import io
 import json
-import random
 from pathlib import Path
 
-from fibsbot.arena.sparring import PubevalSparring
-from fibsbot.client.connection import BotClient
-from fibsbot.client.options import Backoff, ClientOptions
-from fibsbot.client.policy import Policy, PolicySettings
 from fibsbot.config import load_settings
 from fibsbot.console import Console
 from fibsbot.daemon import prepare_logging, run_daemon
@@ -25,8 +20,7 @@ from fibsbot.protocol.events import MatchStart, Says
 from fibsbot.records.space import fill
 from fibsbot.server.testing import ClipTestClient, run_local_server
 from nets import logfiles
-from nets.player import load_agent
-from tests.test_daemon import write_config
+from tests.test_daemon import sparring_client, write_config
 
 PASSWORD = "disk-full-Horse"
 
@@ -61,18 +55,7 @@ async def test_a_full_disk_mid_match_loses_nothing_and_play_goes_on_when_space_r
         stop = asyncio.Event()
         console = Console("daemonbot", console_text, timestamps=False, colours=False)
         daemon = asyncio.create_task(run_daemon(settings, stop, console=console))
-        options = ClientOptions(backoff=Backoff(initial_s=0.05, max_s=0.5), roll_delay_s=0.1, max_matches=1)
-        sparring = BotClient(
-            host,
-            port,
-            "sparring",
-            "pw",
-            PubevalSparring(load_agent("net:default@0")),
-            Policy(PolicySettings(user="sparring", admins=frozenset({"referee"}))),
-            [],
-            options=options,
-            rng=random.Random(1),
-        )
+        sparring = sparring_client(host, port, 0.1)
         match = asyncio.create_task(sparring.run())
         referee = await ClipTestClient.connect(host, port)
         assert await referee.login("referee", "pw")
