@@ -45,6 +45,19 @@ def test_a_retrain_with_a_logged_decision_is_not_turned_away(tmp_path):
     assert nothing_to_learn(tmp_path) is None
 
 
+def test_a_retrain_whose_decisions_are_all_in_rotated_segments_is_not_turned_away(tmp_path):
+    import gzip
+
+    from fibsbot.cli.retrain import nothing_to_learn
+
+    (tmp_path / "log").mkdir()
+    line = {"event": "decision", "kind": "move", "position_id": OPENING, "dice": [3, 1]}
+    with gzip.open(tmp_path / "log" / "fibsbot.000001.jsonl.gz", "wt") as segment:
+        segment.write(json.dumps(line) + "\n")
+    (tmp_path / "log" / "fibsbot.jsonl").write_text(json.dumps({"event": "recv", "line": "x"}) + "\n")
+    assert nothing_to_learn(tmp_path) is None
+
+
 def test_version_prints_the_packages_version():
     code, out, err = run_cli(["--version"])
     assert code == 0 and out == f"fibsbot {version('fibsbot')}\n" and err == ""

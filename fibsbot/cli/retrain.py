@@ -172,12 +172,15 @@ def nothing_to_learn(data_dir: Path) -> str | None:
 
 
 def _logs_a_decision(log_dir: Path) -> bool:
-    """Whether a JSON log holds a decision with its position, as the retrain reads them."""
-    for path in sorted(log_dir.glob("*.jsonl")) if log_dir.is_dir() else []:
-        with open(path, encoding="utf-8", errors="replace") as lines:
-            if any('"decision"' in line and '"position_id"' in line for line in lines):
-                return True
-    return False
+    """Whether a JSON log holds a decision with its position, as the retrain reads them
+    (rotated segments included)."""
+    from nets import logfiles
+
+    return any(
+        '"decision"' in line and '"position_id"' in line
+        for path in logfiles.log_files(log_dir)
+        for line in logfiles.read_lines(path)
+    )
 
 
 def _roll_back(data_dir: Path, version: str) -> int:
