@@ -106,6 +106,19 @@ def test_training_set_deduplicates_and_survives_reloading(tmp_path):
     assert len(TrainingSet(path).unseen([board])) == 0
 
 
+def test_training_set_keeps_the_newest_positions_up_to_its_cap(tmp_path):
+    path = tmp_path / "set.npz"
+    boards = np.zeros((5, 2, 25), np.int8)
+    for i in range(5):
+        boards[i, 0, i] = 1  # five different positions
+    ts = TrainingSet(path, max_positions=3)
+    assert ts.add(boards[:2], np.zeros((2, 5))) == 0
+    assert ts.add(boards[2:], np.zeros((3, 5))) == 2  # the two oldest make room
+    kept = TrainingSet(path, max_positions=3)
+    assert np.array_equal(kept.boards, boards[2:])
+    assert len(kept.unseen(list(boards))) == 2  # a dropped position may be labelled again
+
+
 async def test_retrain_on_arena_play_measures_and_gates(tmp_path):
     net = tiny_pair(tmp_path)
     data = tmp_path / "data"

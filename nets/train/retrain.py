@@ -152,11 +152,17 @@ def log_positions(log_dir: Path, limit: int = 20000, evaluator: Evaluator | None
     return boards
 
 
-class TrainingSet:
-    """Labelled positions on disk, unique by position; grows with every retrain."""
+MAX_TRAINING_POSITIONS = 1_000_000  # about 70 bytes a position in set.npz
 
-    def __init__(self, path: Path) -> None:
+
+class TrainingSet:
+    """Labelled positions on disk, unique by position; grows with every retrain up to
+    ``max_positions``, past which the oldest go first (a year of weekly retrains adds about
+    700,000, so the default cap holds years of them in about 70 MB)."""
+
+    def __init__(self, path: Path, max_positions: int = MAX_TRAINING_POSITIONS) -> None:
         self.path = Path(path)
+        self.max_positions = max_positions
         if self.path.exists():
             with np.load(self.path) as data:
                 self.boards, self.labels = data["boards"], data["labels"]
@@ -174,14 +180,21 @@ class TrainingSet:
                 fresh.append(board)
         return np.array(fresh, dtype=np.int8).reshape(-1, 2, 25)
 
-    def add(self, boards: np.ndarray, labels: np.ndarray) -> None:
+    def add(self, boards: np.ndarray, labels: np.ndarray) -> int:
+        """Add labelled positions and save; returns how many of the oldest were dropped for the cap."""
         self.boards = np.concatenate([self.boards, boards])
         self.labels = np.concatenate([self.labels, labels.astype(np.float32)])
-        self._keys.update(position_key(b) for b in boards)
+        dropped = max(0, len(self.boards) - self.max_positions)
+        if dropped:
+            self.boards, self.labels = self.boards[dropped:], self.labels[dropped:]
+            self._keys = {position_key(b) for b in self.boards}
+        else:
+            self._keys.update(position_key(b) for b in boards)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_name(self.path.name + ".tmp.npz")
         np.savez_compressed(tmp, boards=self.boards, labels=self.labels)
         tmp.replace(self.path)
+        return dropped
 
 
 JUDGED_FILE = "judged.json"
@@ -282,7 +295,10 @@ def retrain(
         pending = config.data_dir / "training" / "labelling"
         setup = {"labeller": labeller, "seed": config.seed}
         labels = label_in_chunks(pending, fresh, lambda part: _label(labeller, part, config), setup, progress=progress)
-        training.add(fresh, labels)
+        dropped = training.add(fresh, labels)
+        if dropped:  # the oldest positions made room: the count of judged ones shrinks with them
+            judged = judged_positions(config.data_dir, len(training.boards) + dropped - len(fresh))
+            mark_judged(config.data_dir, max(0, judged - dropped))
         clear_chunks(pending)
     report.positions_labelled = len(fresh)
     report.training_positions = len(training.boards)
