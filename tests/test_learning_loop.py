@@ -19,7 +19,7 @@ from nets.train.gate import judge, paired_benchmark
 from nets.train.labellers import DEFAULT_ROLLOUT, LabellerError, RolloutLabeller, default_labeller, parse_labeller
 from nets.train.labels import selfplay_positions
 from nets.train.mix import mix, shipped_sets
-from nets.train.real_life import held_out, latest, update_real_life, versions
+from nets.train.real_life import held_out, latest, prune_versions, update_real_life, versions
 from nets.train.retrain import log_positions
 
 
@@ -179,3 +179,12 @@ def test_retrain_never_trains_on_the_benchmarks_share_of_logged_decisions(tmp_pa
         assert (pid in kept) != held_out(board, dice) or any(
             (other == pid and not held_out(b, d)) for (other, d), b in zip(logged, boards)
         )
+
+
+def test_only_the_newest_real_life_versions_are_kept(tmp_path):
+    folder = tmp_path / "benchmarks"
+    folder.mkdir()
+    for number in range(1, 12):
+        (folder / f"real-life-v{number}.jsonl.gz").write_bytes(b"")
+    assert prune_versions(tmp_path, keep=8) == [1, 2, 3]
+    assert [number for number, _ in versions(tmp_path)] == list(range(4, 12))

@@ -10,7 +10,7 @@ our search's and the labeller's favourite moves re-scored by the labeller, rollo
 default), and writes the next
 version, ``DATA/benchmarks/real-life-vN.jsonl.gz``: the previous version's records and
 the new ones, so a version never loses a decision and older versions stay to compare
-with.  The labels of every decision ever labelled are kept in
+with (the newest ``KEEP_VERSIONS``).  The labels of every decision ever labelled are kept in
 ``real-life.labels.jsonl`` beside them, so an interrupted update resumes where it
 stopped.  Cube decisions are not in it: the gate judges checker play.
 """
@@ -38,6 +38,7 @@ log = structlog.get_logger("nets.train.real_life")
 
 DIRECTORY = "benchmarks"
 LABELS_FILE = "real-life.labels.jsonl"
+KEEP_VERSIONS = 8  # the newest versions kept: each holds every earlier decision
 # 36 games a candidate, then 324 more on fresh dice for the best three still within 0.06 of
 # the best (``nets.train.benchmark.labelling.look_again``): with 36 games alone the
 # largest losses on the benchmark were mostly the rollouts' noise (118 x1000 on the ten
@@ -81,6 +82,17 @@ def versions(data_dir: Path) -> list[tuple[int, Path]]:
         if match:
             found.append((int(match.group(1)), path))
     return sorted(found)
+
+
+def prune_versions(data_dir: Path, keep: int = KEEP_VERSIONS) -> list[int]:
+    """Remove all but the newest ``keep`` versions; returns the removed ones.  Every version
+    holds every decision of the ones before it, so no decision is lost, only old snapshots
+    (kept whole they would grow with the square of the rounds)."""
+    removed = []
+    for number, path in versions(data_dir)[:-keep]:
+        path.unlink(missing_ok=True)
+        removed.append(number)
+    return removed
 
 
 def latest(data_dir: Path) -> tuple[int, Path] | None:
@@ -150,6 +162,7 @@ def update_real_life(
     path = data_dir / DIRECTORY / f"real-life-v{number + 1}.jsonl.gz"
     write_benchmark(path.with_name(f".real-life-v{number + 1}.tmp.jsonl.gz"), benchmark).replace(path)  # atomic
     log.info("real_life.updated", version=number + 1, positions=len(benchmark.moves), added=len(added))
+    prune_versions(data_dir)
     return RealLifeUpdate(
         path, number + 1, len(benchmark.moves), len(added), len(pool), round(time.monotonic() - started, 1)
     )
