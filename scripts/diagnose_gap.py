@@ -131,8 +131,10 @@ def summarise(folder: Path, exclude: tuple[str, ...] | list[str] = ()) -> dict:
     counts, differing, judged = without(list(exclude), collection["counts"], collection["decisions"], judged)
     result = table(counts, differing, judged, collection["games"])
     return result | {
-        "title": f"{collection['net']} 0-ply minus {collection['theirs']}, seed {collection['seed']} (tuning), "
-        f"{collection['games']:,} games; rollouts {settings}" + (f"; without {', '.join(exclude)}" if exclude else ""),
+        "title": f"{collection['net']} 0-ply minus {collection['theirs']}, seed {collection['seed']}"
+        + (" (a tuning seed), " if collection["seed"] == TUNING_SEED else ", ")
+        + f"{collection['games']:,} games; rollouts {settings}"
+        + (f"; without {', '.join(exclude)}" if exclude else ""),
         "excluded": list(exclude),
         "rollout_cpu_seconds_a_decision": mean_cpu_seconds(judged),
     }
