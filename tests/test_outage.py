@@ -32,7 +32,7 @@ def ended_attempts(folder) -> list[dict]:
 def test_a_server_down_at_start_is_waited_for_and_said_once(tmp_path):
     """The defect: refused at start, the daemon exited 75 after about 3 s, and systemd's start
     limit ended the service after a minute of outage."""
-    result = asyncio.run(run_outage("refused", 3.0, tmp_path, backoff=QUICK, login_wait_s=60))
+    result = asyncio.run(run_outage("refused", 3.0, tmp_path, backoff=QUICK, login_wait_s=60, min_attempts=3))
     lines = said(result.console)
     assert result.exit_during_outage is None, "\n".join(result.console)
     assert result.login_after_s is not None, "\n".join(result.console)

@@ -12,7 +12,16 @@ import json
 
 from fibsbot.cli.registry import UserError, command
 
-PRUNE_DEFAULT = "default"  # --prune alone: the engine's ROLLOUT_PRUNE_KEEP (named here without loading the engine)
+
+class _PruneDefault:
+    """``--prune`` alone: the engine's ROLLOUT_PRUNE_KEEP (named here without loading the engine).
+    Not a string, which argparse would pass through ``type=int``."""
+
+    def __repr__(self) -> str:
+        return "PRUNE_DEFAULT"
+
+
+PRUNE_DEFAULT = _PruneDefault()
 
 
 def check_limits(args: argparse.Namespace) -> None:
@@ -20,7 +29,7 @@ def check_limits(args: argparse.Namespace) -> None:
     is a mistake, not a request for the default."""
     if args.max_turns < 0:
         raise UserError(f"--max-turns must be 0 (play every game out) or more, not {args.max_turns}")
-    if args.prune is not None and args.prune != PRUNE_DEFAULT and args.prune < 1:
+    if args.prune is not None and args.prune is not PRUNE_DEFAULT and args.prune < 1:
         raise UserError(
             f"--prune K needs K of 1 or more moves for the full net to score, not {args.prune} "
             "(leave --prune out for an unpruned rollout)"
@@ -123,7 +132,7 @@ def _rollout(args: argparse.Namespace) -> int:
         agent = rollout_agent(f"net:{args.net}") if args.workers <= 1 and args.ray_address is None else None
     except PlayerSpecError as exc:
         raise UserError(str(exc)) from exc
-    prune = ROLLOUT_PRUNE_KEEP if args.prune == PRUNE_DEFAULT else (args.prune or 0)
+    prune = ROLLOUT_PRUNE_KEEP if args.prune is PRUNE_DEFAULT else (args.prune or 0)
     try:
         if cubeful:
             from fibsbot.cli.rollout_cubeful import run_cubeful
