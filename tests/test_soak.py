@@ -64,8 +64,33 @@ def test_the_summary_compares_the_last_sample_with_the_baseline_match(tmp_path):
     summary = summarise(path)
     assert summary["baseline_match"] == BASELINE_MATCH
     assert summary["memory_flat"] and summary["fds_flat"] and summary["log_within_cap"]
+    assert summary["memory_flat_medians"] and summary["fds_flat_medians"]
     assert summary["decisions"] == 30 * (BASELINE_MATCH + 50)
 
     _samples(path, rss_last=106_000, fds_last=22, log_bytes=2_000_000)  # 6% more memory, 2 descriptors leaked
     summary = summarise(path)
     assert not summary["memory_flat"] and not summary["fds_flat"] and not summary["log_within_cap"]
+    assert summary["memory_flat_medians"]  # one sample is not the trend of the last fifty
+
+
+def test_a_leak_moves_the_medians_too(tmp_path):
+    path = tmp_path / "samples.jsonl"
+    rows = [
+        {
+            "match": m,
+            "elapsed_s": m,
+            "pid": 7,
+            "rss_kib": 100_000 + 100 * m,
+            "fds": 12 + m // 50,
+            "decisions": 1,
+            "decision_median_s": 0.01,
+            "decision_max_s": 0.02,
+            "data_bytes": 1,
+            "log_bytes": 1,
+            "log_cap_mb": None,
+        }
+        for m in range(1, 401)
+    ]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    summary = summarise(path)
+    assert not summary["memory_flat_medians"] and not summary["fds_flat_medians"]

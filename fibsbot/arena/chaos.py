@@ -49,6 +49,7 @@ __all__ = ["ChaosResult", "print_chaos", "run_chaos"]
 # a match is stuck when nothing happens in it for this long; on a loaded machine (every restart
 # warms the engine up again) a whole match may take longer than any fixed limit and still move on
 MATCH_STALL_S = 180.0
+HARNESS = "harness"  # the run's own log and the daemon's stderr, beside the daemon's data
 
 
 def _progress(match) -> int:
@@ -188,7 +189,9 @@ async def run_chaos(
     data_dir = Path(data_dir or Path.cwd() / "chaos-run").resolve()
     (data_dir / "log").mkdir(parents=True, exist_ok=True)
     password = secrets.token_urlsafe(12)
-    configure_logging(data_dir / "log" / "chaos.jsonl", secrets=[password], max_bytes=log_cap_bytes())
+    # the run's own files stay out of the daemon's log folder, whose size is the daemon's alone
+    (data_dir / HARNESS).mkdir(parents=True, exist_ok=True)
+    configure_logging(data_dir / HARNESS / "chaos.jsonl", secrets=[password], max_bytes=log_cap_bytes())
     result = ChaosResult(matches, length)
     started_at = time.perf_counter()
     config = ServerConfig(
@@ -196,7 +199,7 @@ async def run_chaos(
     )
     core = ServerCore(config, seed=seed)
     server = await start_server(core, "127.0.0.1", 0)
-    daemon = Daemon(_config(data_dir, server.port, ply), password, data_dir / "log" / "chaos-daemon.stderr")
+    daemon = Daemon(_config(data_dir, server.port, ply), password, data_dir / HARNESS / "chaos-daemon.stderr")
     logout = LogoutAtWin()
     sparring_agent = PubevalSparring(load_agent("net:default@0"))
     sparring_policy = PolicySettings(user=SPARRING, min_length=1, max_length=99, admins=frozenset({REFEREE}))

@@ -25,6 +25,7 @@ from fibsbot.owner.disk import tree_bytes
 
 BASELINE_MATCH = 100  # memory and descriptors are compared with this match's sample, once the caches are warm
 FLAT_SHARE = 0.05  # the last sample may differ from the baseline by this share
+WINDOW = 50  # samples whose medians are compared as well
 DAEMON_LOG = "fibsbot.jsonl"
 
 
@@ -112,20 +113,29 @@ class Sampler:
 
 def summarise(samples_path: Path) -> dict:
     """The soak's figures from its samples: memory and descriptors at the baseline match
-    and at the end, whether they stayed flat, the largest log folder against its cap."""
+    and at the end, whether they stayed flat, the largest log folder against its cap.
+
+    Flat: the last sample within ``FLAT_SHARE`` of the one at ``BASELINE_MATCH``, and so the
+    median of the last ``WINDOW`` samples against the median of the ``WINDOW`` from the
+    baseline on (a dozen descriptors move by one while a connection is being replaced or a
+    log segment written, which a single sample may catch)."""
     samples = [json.loads(line) for line in Path(samples_path).read_text().splitlines() if line.strip()]
     if not samples:
         raise ValueError(f"{samples_path}: no samples")
     measured = [s for s in samples if s["rss_kib"] is not None and s["fds"] is not None]
-    base = next((s for s in measured if s["match"] >= BASELINE_MATCH), measured[0])
-    last = measured[-1]
+    start = next((i for i, s in enumerate(measured) if s["match"] >= BASELINE_MATCH), 0)
+    base, last = measured[start], measured[-1]
+    early, late = measured[start : start + WINDOW], measured[-WINDOW:]
     pids = {s["pid"] for s in measured}
     decision_medians = [s["decision_median_s"] for s in samples if s["decision_median_s"] is not None]
     cap = samples[-1]["log_cap_mb"]
     largest_log = max(s["log_bytes"] for s in samples)
 
-    def flat(key: str) -> bool:
-        return abs(last[key] - base[key]) <= FLAT_SHARE * base[key]
+    def within(now: float, then: float) -> bool:
+        return abs(now - then) <= FLAT_SHARE * then
+
+    def median(rows: list[dict], key: str) -> float:
+        return float(statistics.median(row[key] for row in rows))
 
     return {
         "matches": samples[-1]["match"],
@@ -135,8 +145,16 @@ def summarise(samples_path: Path) -> dict:
         "rss_mib": {"baseline": round(base["rss_kib"] / 1024, 1), "last": round(last["rss_kib"] / 1024, 1)},
         "rss_peak_mib": round(max(s["rss_kib"] for s in measured) / 1024, 1),
         "fds": {"baseline": base["fds"], "last": last["fds"], "max": max(s["fds"] for s in measured)},
-        "memory_flat": flat("rss_kib"),
-        "fds_flat": flat("fds"),
+        "memory_flat": within(last["rss_kib"], base["rss_kib"]),
+        "fds_flat": within(last["fds"], base["fds"]),
+        "window": WINDOW,
+        "rss_mib_medians": {
+            "early": round(median(early, "rss_kib") / 1024, 1),
+            "late": round(median(late, "rss_kib") / 1024, 1),
+        },
+        "fds_medians": {"early": median(early, "fds"), "late": median(late, "fds")},
+        "memory_flat_medians": within(median(late, "rss_kib"), median(early, "rss_kib")),
+        "fds_flat_medians": within(median(late, "fds"), median(early, "fds")),
         "decisions": sum(s["decisions"] for s in samples),
         "decision_median_s": round(statistics.median(decision_medians), 4) if decision_medians else None,
         "decision_max_s": max((s["decision_max_s"] or 0.0) for s in samples),

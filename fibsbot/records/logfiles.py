@@ -221,7 +221,9 @@ class RotatingLog:
     # --- inside ---------------------------------------------------------------------------
 
     def _room(self) -> int:
-        return self.segment_bytes + LINE_ROOM
+        # the current file fills to a segment, and a rotation holds it beside its compressed
+        # copy until the copy is whole: a quarter of it is room to spare for JSON lines
+        return self.segment_bytes + self.segment_bytes // 4 + LINE_ROOM
 
     def _open(self) -> None:
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)  # logs hold chat and names
