@@ -209,17 +209,18 @@ class MatchJournal:
 
     @staticmethod
     def unfinished(matches_dir: Path, user: str, opponent: str | None = None) -> list[Path]:
-        """Journals of matches with ``opponent`` (None: anyone) that neither ended nor were replaced, oldest first."""
+        """Journals of matches with ``opponent`` (None: anyone) that neither ended nor were replaced, oldest first.
+
+        Asked at every match start, over a folder that holds every match ever played: a
+        journal is read again only when it changed since it was last read (its size and
+        modification time), so a year of finished matches costs a listing, not a parse."""
         found = []
         for path in sorted(Path(matches_dir).glob(f"*{SUFFIX}")):
-            try:
-                data = json.loads(path.read_text(encoding="utf-8"))
-                header = data["header"]
-            except (OSError, ValueError, KeyError, TypeError):
-                log.warning("journal_unreadable", journal=path.name)
+            seen = _journal_owner(path)
+            if seen is None:
                 continue
-            mine = header.get("user") == user and opponent in (None, header.get("opponent"))
-            if data.get("status") == PLAYING and mine:
+            status, owner, their = seen
+            if status == PLAYING and owner == user and opponent in (None, their):
                 found.append(path)
         return found
 
@@ -285,3 +286,30 @@ class MatchJournal:
         data = {"header": self.header, "status": self.status, "actions": self.actions}
         write_atomically(self.path, json.dumps(data, separators=(",", ":")) + "\n")
         write_atomically(self.mat_path, self.recorder.text())
+
+
+# (size, mtime) -> (status, user, opponent) of each journal read, by path: a finished journal
+# never changes again, so it is parsed once per process
+_OWNERS: dict[str, tuple[tuple[int, int], tuple[str | None, str | None, str | None]]] = {}
+
+
+def _journal_owner(path: Path) -> tuple[str | None, str | None, str | None] | None:
+    """A journal's status, user and opponent, from its last reading while it is unchanged;
+    None for one that cannot be read (logged)."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return None  # removed while we listed
+    stamp = (stat.st_size, stat.st_mtime_ns)
+    held = _OWNERS.get(str(path))
+    if held is not None and held[0] == stamp:
+        return held[1]
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        header = data["header"]
+        seen = (data.get("status"), header.get("user"), header.get("opponent"))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        log.warning("journal_unreadable", journal=path.name)
+        return None
+    _OWNERS[str(path)] = (stamp, seen)
+    return seen
