@@ -126,16 +126,7 @@ def test_retrain_reads_decisions_from_rotated_segments(tmp_path):
     folder = tmp_path / "log"
     configure_logging(folder / "fibsbot.jsonl", max_bytes=64 * KB)
     logger = structlog.get_logger("test")
-    # the opening position (Position ID 4HPwATDgc/ABMA) after each roll: the decisions retrain collects
-    for i in range(600):
-        logger.info(
-            "decision",
-            kind="move",
-            position_id="4HPwATDgc/ABMA",
-            dice=[3, 1],
-            pad=random.Random(i).randbytes(60).hex(),
-            n=i,
-        )
+    _log_decisions(logger)
     structlog.reset_defaults()
     assert any(p.name.endswith(".gz") for p in folder.iterdir())
     in_segments = sum(
@@ -149,6 +140,21 @@ def test_retrain_reads_decisions_from_rotated_segments(tmp_path):
     assert len(log_positions(folder, limit=10**6)) == sum(
         1 for line in logfiles.lines(logfiles.log_files(folder)) if '"decision"' in line
     ) - _held_out_count(folder)
+
+
+def _log_decisions(logger, **extra) -> None:
+    """600 move decisions at the opening position (the ones retrain collects), padded so they
+    fill several segments."""
+    for i in range(600):
+        logger.info(
+            "decision",
+            kind="move",
+            position_id="4HPwATDgc/ABMA",
+            dice=[3, 1],
+            n=i,
+            pad=random.Random(i).randbytes(60).hex(),
+            **extra,
+        )
 
 
 def _held_out_count(folder: Path) -> int:
@@ -168,16 +174,7 @@ def test_the_real_life_benchmark_and_arena_logs_read_segments(tmp_path):
 
     folder = tmp_path / "log"
     logger = event_logger(folder / "fibsbot.jsonl", max_bytes=64 * KB)
-    for i in range(600):
-        logger.info(
-            "decision",
-            kind="move",
-            position_id="4HPwATDgc/ABMA",
-            dice=[3, 1],
-            move="8/5 6/5",
-            n=i,
-            pad=random.Random(i).randbytes(60).hex(),
-        )
+    _log_decisions(logger, move="8/5 6/5")
     moves, _ = arena_decisions(str(folder / "*.jsonl"))
     expected = sum(1 for line in logfiles.lines(logfiles.log_files(folder)) if '"decision"' in line)
     assert expected > sum(1 for line in logfiles.read_lines(folder / "fibsbot.jsonl") if '"decision"' in line)
