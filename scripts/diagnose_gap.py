@@ -47,6 +47,15 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     mode.add_argument("--out", type=Path, help="collect and judge into this directory (resumable)")
     mode.add_argument("--summary", type=Path, metavar="DIR", help="the table of a directory's judged chunks")
     mode.add_argument("--from-looks", type=Path, nargs="+", metavar="FILE", help="the table of looks files")
+    mode.add_argument(
+        "--agreement", type=Path, metavar="DIR", help="how the two judges of a directory compare, decision by decision"
+    )
+    parser.add_argument(
+        "--judge",
+        choices=("ours", "gnubg"),
+        default="ours",
+        help="--out and --summary: our net's rollouts (default) or gnubg's cubeless rollouts of the same decisions",
+    )
     parser.add_argument("--seed", type=int, default=TUNING_SEED, help=f"dice of the games (default {TUNING_SEED})")
     parser.add_argument("--pairs", type=int, default=500, help="duplicate pairs of games to collect (default 500)")
     parser.add_argument("--games", type=int, default=1296, help="rollout games a choice (default 1296)")
@@ -70,8 +79,10 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     for path in args.from_looks or ():
         if not path.is_file():
             parser.error(f"--from-looks: no file {path}")
-    if args.summary is not None and not args.summary.is_dir():
-        parser.error(f"--summary: no directory {args.summary}")
+    for name in ("summary", "agreement"):
+        folder = getattr(args, name)
+        if folder is not None and not folder.is_dir():
+            parser.error(f"--{name}: no directory {folder}")
     return args
 
 
@@ -106,6 +117,8 @@ def run(args: argparse.Namespace) -> dict:
     if args.collect_only:
         return summarise(folder)
     rows = collection["decisions"][: args.limit or None]
+    if args.judge == "gnubg":
+        return run_gnubg_judge(folder, rows, args)
     settings = {
         "net": f"net:{args.net}",
         "seed": args.seed,
@@ -120,13 +133,32 @@ def run(args: argparse.Namespace) -> dict:
     return summarise(folder)
 
 
-def summarise(folder: Path, exclude: tuple[str, ...] | list[str] = ()) -> dict:
+def run_gnubg_judge(folder: Path, rows: list[dict], args: argparse.Namespace) -> dict:
+    from scripts.diagnosis import gnubg_judge
+
+    settings = {
+        "judge": gnubg_judge.JUDGE,
+        "seed": args.seed,
+        "games": args.games,
+        "varredn": not args.no_varredn,
+        "plies": 0,
+        "chunk": args.chunk,
+    }
+    start = time.perf_counter()
+    done = gnubg_judge.judge(folder, rows, settings, args.workers, lambda i, n: progress(f"gnubg chunk {i}/{n} judged"))
+    progress(f"{done} gnubg chunks judged now in {time.perf_counter() - start:.0f} s")
+    return summarise(folder, judge="gnubg")
+
+
+def summarise(folder: Path, exclude: tuple[str, ...] | list[str] = (), judge: str = "ours") -> dict:
+    from scripts.diagnosis import gnubg_judge
     from scripts.diagnosis.judge import SETTINGS, judged_rows, load_collection, mean_cpu_seconds
     from scripts.diagnosis.summary import table, without
 
     collection = load_collection(folder)
-    judged = judged_rows(folder)
-    settings_path = folder / SETTINGS
+    second = judge == "gnubg"
+    judged = judged_rows(folder, gnubg_judge.PREFIX if second else "")
+    settings_path = folder / (gnubg_judge.SETTINGS if second else SETTINGS)
     settings = json.loads(settings_path.read_text()) if settings_path.exists() else None
     counts, differing, judged = without(list(exclude), collection["counts"], collection["decisions"], judged)
     result = table(counts, differing, judged, collection["games"])
@@ -138,6 +170,31 @@ def summarise(folder: Path, exclude: tuple[str, ...] | list[str] = ()) -> dict:
         "excluded": list(exclude),
         "rollout_cpu_seconds_a_decision": mean_cpu_seconds(judged),
     }
+
+
+def agreement_summary(folder: Path) -> dict:
+    from scripts.diagnosis import gnubg_judge
+    from scripts.diagnosis.judge import judged_rows
+
+    result = gnubg_judge.agreement(judged_rows(folder), judged_rows(folder, gnubg_judge.PREFIX))
+    return result | {"title": f"{folder}: our net's rollouts (first) against gnubg's (second), the same decisions"}
+
+
+def render_agreement(result: dict) -> str:
+    if result["decisions"] < 2:
+        return f"{result['title']}\n{result['decisions']} decisions judged by both: nothing to compare yet"
+    correlation = "-" if result["correlation"] is None else f"{result['correlation']:.2f}"
+    return "\n".join(
+        [
+            result["title"],
+            f"{result['decisions']} decisions judged by both; loss a differing decision x1000 (gnubg's choice minus "
+            f"ours): our net's rollouts {result['first_x1000']:+.1f}, gnubg's {result['second_x1000']:+.1f}",
+            f"our judge minus gnubg's: {result['difference_x1000']:+.1f} +/- {result['difference_stderr_x1000']:.1f}; "
+            f"correlation {correlation}",
+            f"both judges sure (beyond two standard errors) on {result['both_sure']}: the same better choice in "
+            f"{result['both_sure_same_choice']}",
+        ]
+    )
 
 
 def looks_summary(paths: list[Path], exclude: tuple[str, ...] | list[str] = ()) -> dict:
@@ -159,8 +216,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.from_looks:
             result = looks_summary(args.from_looks, args.exclude)
+        elif args.agreement is not None:
+            result = agreement_summary(args.agreement)
+            print(json.dumps(result, indent=1) if args.json else render_agreement(result))
+            return 0
         elif args.summary is not None:
-            result = summarise(args.summary, args.exclude)
+            result = summarise(args.summary, args.exclude, args.judge)
         else:
             result = run(args)
     except (DiagnosisError, KeyError) as exc:

@@ -252,6 +252,8 @@ def test_looks_rows_charge_gnubgs_pick_minus_the_table_levels(tmp_path):
         (["--out", "x", "--games", "0"], "--games must be 1 or more"),
         (["--from-looks", "no/such/file.jsonl.gz"], "no file"),
         (["--summary", "no/such/dir"], "no directory"),
+        (["--agreement", "no/such/dir"], "no directory"),
+        (["--out", "x", "--judge", "xg"], "invalid choice"),
     ],
 )
 def test_bad_arguments_exit_2_with_one_line(argv, message, capsys):

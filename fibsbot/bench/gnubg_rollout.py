@@ -38,8 +38,26 @@ for i, (pid, mid) in enumerate(%(ids)r):
     sys.stdout.flush()
 """
 
+_CUBELESS_SCRIPT = """
+import gnubg, sys, time
+for c in %(setup)r:
+    gnubg.command(c)
+for i, (pid, mid, seed) in enumerate(%(items)r):
+    gnubg.command("set rollout seed %%d" %% seed)
+    gnubg.command("set matchid " + mid)
+    gnubg.command("set board " + pid)
+    sys.stdout.write("\\nROLLOUT-START %%d\\n" %% i)
+    sys.stdout.flush()
+    start = time.process_time()
+    gnubg.command("rollout")
+    sys.stdout.write("\\nROLLOUT-END %%d %%r\\n" %% (i, time.process_time() - start))
+    sys.stdout.flush()
+"""
+
 _FIGURES = re.compile(r"CL\s+([-+]?\d+\.\d+)\s+CF\s+([-+]?\d+\.\d+)")
 _END = re.compile(r"ROLLOUT-END (\d+) ([\d.eE+-]+)")
+# a cubeless rollout's means line ends in "CL e", its standard errors' line "[... CL s]"
+_CUBELESS = re.compile(r"CL\s+([-+]?\d+\.\d+)\s+\[[^\]]*?CL\s+([-+]?\d+\.\d+)\]")
 
 
 @dataclass(frozen=True)
@@ -157,3 +175,79 @@ def _parse(text: str, count: int) -> list[GnubgRollout] | None:
 
 def as_json(results: list[GnubgRollout]) -> str:
     return json.dumps([r.__dict__ for r in results])
+
+
+@dataclass(frozen=True)
+class GnubgCubelessRollout:
+    """One position's cubeless rollout by gnubg: the side on roll's equity, its
+    standard error, and the CPU seconds of the rollout command."""
+
+    equity: float
+    stderr: float
+    cpu_s: float
+
+
+def _cubeless_setup(games: int, varredn: bool, plies: int) -> list[str]:
+    return [
+        "set threads 1",
+        "set rollout cubeful off",
+        f"set rollout varredn {'on' if varredn else 'off'}",
+        f"set rollout chequerplay plies {plies}",
+        "set rollout quasirandom on",
+        "set rollout truncation enable off",
+        "set rollout bearofftruncation onesided on",
+        f"set rollout trials {games}",
+        "set output digits 4",
+        "new game",
+    ]
+
+
+def gnubg_cubeless_rollouts(
+    items: list[tuple[str, str, int]],
+    games: int,
+    *,
+    varredn: bool = True,
+    plies: int = 0,
+    timeout: float = 3600,
+) -> list[GnubgCubelessRollout] | None:
+    """gnubg's cubeless rollout of each ``(Position ID, Match ID, seed)``; None where
+    gnubg is missing, does not answer in ``timeout`` seconds, or prints something
+    unexpected.  gnubg repeats a rollout from its seed only when it is the first of
+    its process (a second one from the same seed meets other dice), so each runs in a
+    process of its own: two positions given one seed meet the same dice."""
+    if not gnubg_available():
+        return None
+    results: list[GnubgCubelessRollout] = []
+    setup = _cubeless_setup(games, varredn, plies)
+    with tempfile.TemporaryDirectory() as tmp:
+        script = Path(tmp) / "rollout.py"
+        for pid, mid, seed in items:
+            script.write_text(_CUBELESS_SCRIPT % {"setup": setup, "items": [(pid, mid, int(seed))]})
+            try:
+                text = _run_on_terminal(
+                    [str(GNUBG), "-t", "-q", "-p", str(script)], {**os.environ, "HOME": tmp}, timeout
+                )
+            except (OSError, subprocess.TimeoutExpired):
+                return None
+            parsed = parse_cubeless(text, 1)
+            if parsed is None:
+                return None
+            results += parsed
+    return results
+
+
+def parse_cubeless(text: str, count: int) -> list[GnubgCubelessRollout] | None:
+    """The final figures of each of ``count`` rollouts between their START and END
+    marks (gnubg prints the running figures as it goes; the last pair is the result)."""
+    results: list[GnubgCubelessRollout] = []
+    for i in range(count):
+        start = text.find(f"ROLLOUT-START {i}\n")
+        end_match = _END.search(text, start if start >= 0 else 0)
+        if start < 0 or end_match is None or int(end_match.group(1)) != i:
+            return None
+        figures = _CUBELESS.findall(text[start : end_match.start()])
+        if not figures:
+            return None
+        equity, stderr = figures[-1]
+        results.append(GnubgCubelessRollout(float(equity), float(stderr), float(end_match.group(2))))
+    return results

@@ -38,8 +38,9 @@ class DiagnosisError(ValueError):
     """A directory or file that does not hold what the diagnosis needs."""
 
 
-def chunk_path(folder: Path, index: int) -> Path:
-    return folder / f"chunk-{index:04d}.jsonl.gz"
+def chunk_path(folder: Path, index: int, prefix: str = "") -> Path:
+    """Chunk ``index`` of a judge (``prefix`` tells a second judge's chunks apart)."""
+    return folder / f"{prefix}chunk-{index:04d}.jsonl.gz"
 
 
 def write_gzip(path: Path, text: str) -> None:
@@ -81,10 +82,10 @@ def rollout_seed(seed: int, key: str) -> int:
     return int.from_bytes(digest[:7], "little")
 
 
-def check_settings(folder: Path, settings: dict) -> None:
+def check_settings(folder: Path, settings: dict, name: str = SETTINGS) -> None:
     """Record the judge's settings on a first run; refuse a rerun with other ones,
     whose chunks would not add up with the ones there."""
-    path = folder / SETTINGS
+    path = folder / name
     if path.exists():
         before = json.loads(path.read_text())
         if before != settings:
@@ -136,9 +137,9 @@ def _judge_chunk(players: dict, folder: str, index: int, rows: list[dict], setti
     return index
 
 
-def todo_chunks(folder: Path, rows: list[dict], chunk: int) -> list[tuple[int, list[dict]]]:
+def todo_chunks(folder: Path, rows: list[dict], chunk: int, prefix: str = "") -> list[tuple[int, list[dict]]]:
     chunks = [(i, rows[first : first + chunk]) for i, first in enumerate(range(0, len(rows), chunk))]
-    return [(i, part) for i, part in chunks if not chunk_path(folder, i).exists()]
+    return [(i, part) for i, part in chunks if not chunk_path(folder, i, prefix).exists()]
 
 
 def judge(folder: Path, rows: list[dict], settings: dict, workers: int, progress=None) -> int:
@@ -164,9 +165,9 @@ def judge(folder: Path, rows: list[dict], settings: dict, workers: int, progress
     return done
 
 
-def judged_rows(folder: Path) -> list[dict]:
+def judged_rows(folder: Path, prefix: str = "") -> list[dict]:
     rows = []
-    for path in sorted(folder.glob("chunk-*.jsonl.gz")):
+    for path in sorted(folder.glob(f"{prefix}chunk-*.jsonl.gz")):
         rows.extend(read_jsonl(path))
     return rows
 
