@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""Fit a contact net of one or more hidden layers by mini-batch AdamW (``nets.train.dense``)
+on the label sets ``fibsbot train fit`` takes, with the same held-out split.
+
+One hidden layer: the result is an engine net pair in ``nets/NAME.npz`` (the race net
+kept from ``--net``), ready for ``fibsbot duel``.  More layers: ``nets/NAME.dense.npz``
+(weights and report), for ``scripts/fit_or_labels.py`` to measure, since the engine
+evaluates one hidden layer.
+
+    python scripts/dense_fit.py nets/runs/sage-labels/h21.npz:sage1+sage2 ... \\
+        --name runs/shape/a400 --hidden 400 --epochs 30 --lr 1e-3 --weight-decay 1e-5
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # one core: the machine has other jobs
+
+import numpy as np  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from engine.eval.evaluator import Evaluator  # noqa: E402
+from nets.train.dense import DenseNet, DenseSettings, encode_all, train_dense  # noqa: E402
+from nets.train.label_sets import read_label_set  # noqa: E402
+from nets.train.supervised import split_by_net  # noqa: E402
+
+NETS = Path(__file__).resolve().parents[1] / "nets"
+
+
+def split(specs: list[str], seed: int, held_out: float, limit: int):
+    """The contact positions of the data: (train boards, labels, held-out boards, labels),
+    the held-out ones those ``train fit`` holds out with this seed."""
+    read = [read_label_set(spec) for spec in specs]
+    boards = np.concatenate([b for b, _, _ in read])
+    labels = np.concatenate([lab for _, lab, _ in read])
+    contact_boards, contact_labels = split_by_net(boards, labels)["contact"]
+    perm = np.random.default_rng(seed).permutation(len(contact_boards))
+    cut = max(1, int(round(len(contact_boards) * held_out)))
+    held, train = perm[:cut], perm[cut:]
+    if limit:
+        train = train[:limit]
+    extents = [extent for _, _, extent in read]
+    return contact_boards[train], contact_labels[train], contact_boards[held], contact_labels[held], extents
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="dense_fit", description=__doc__.split("\n\n")[0])
+    parser.add_argument("data", nargs="+", help="label sets FILE.npz:KEY")
+    parser.add_argument("--name", required=True, help="the result, under nets/")
+    parser.add_argument("--hidden", type=int, nargs="+", default=[400], help="units of each hidden layer")
+    parser.add_argument("--encoding", default="contact2")
+    parser.add_argument("--net", default="runs/sage-labels/x12e", help="the race net's source (default x12e's)")
+    parser.add_argument("--start", help="a one-hidden-layer net to continue from instead of random weights")
+    parser.add_argument("--epochs", type=int, default=30)
+    parser.add_argument("--lr", type=float, default=1e-3)
+    parser.add_argument("--batch", type=int, default=256)
+    parser.add_argument("--weight-decay", type=float, default=0.0)
+    parser.add_argument("--patience", type=int, default=2)
+    parser.add_argument("--cuts", type=int, default=4)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--held-out", type=float, default=0.1)
+    parser.add_argument("--limit", type=int, default=0, help="train on the first N training positions (probes)")
+    args = parser.parse_args(argv)
+
+    boards, labels, held_boards, held_labels, extents = split(args.data, args.seed, args.held_out, args.limit)
+    x, x_held = encode_all(args.encoding, boards), encode_all(args.encoding, held_boards)
+    print(f"{len(x):,} training and {len(x_held):,} held-out contact positions encoded", flush=True)
+    if args.start:
+        net = DenseNet.from_net(Evaluator.load(NETS / args.start).contact)
+    else:
+        net = DenseNet.create(args.encoding, tuple(args.hidden), args.seed)
+    settings = DenseSettings(
+        epochs=args.epochs,
+        lr=args.lr,
+        batch=args.batch,
+        weight_decay=args.weight_decay,
+        patience=args.patience,
+        cuts=args.cuts,
+        seed=args.seed,
+    )
+    report = train_dense(
+        net,
+        x,
+        labels,
+        x_held,
+        held_labels,
+        settings,
+        progress=lambda e, tr, te, lr: print(f"epoch {e}: train {tr:.5f} held-out {te:.5f} lr {lr:.2e}", flush=True),
+    )
+    card = {
+        "name": args.name,
+        "training": {
+            "method": "mini-batch AdamW on the labels of the data (scripts/dense_fit.py, nets/train/dense.py)",
+            "command": "python scripts/dense_fit.py " + " ".join(sys.argv[1:] if argv is None else argv),
+            "data": extents,
+            "hidden": list(net.hidden),
+            "encoding": args.encoding,
+            "start": args.start or "random weights",
+            **settings.as_dict(),
+            "fit": {"contact": report.as_dict()},
+        },
+    }
+    target = NETS / args.name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if len(net.hidden) == 1:
+        race = Evaluator.load(NETS / args.net).race
+        net.as_net().save(target.with_suffix(".npz"), role="contact", **card)
+        if race is not None:
+            race.save(Path(f"{target}.race.npz"), role="race", name=args.name, kept_from=args.net)
+        print(f"wrote {target}.npz; best held-out {min(report.held_out_loss):.5f} at epoch {report.best_epoch}")
+    else:
+        net.save(f"{target}.dense.npz", card)
+        print(f"wrote {target}.dense.npz; best held-out {min(report.held_out_loss):.5f} at epoch {report.best_epoch}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
