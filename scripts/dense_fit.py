@@ -2,10 +2,11 @@
 """Fit a contact net of one or more hidden layers by mini-batch AdamW (``nets.train.dense``)
 on the label sets ``fibsbot train fit`` takes, with the same held-out split.
 
-One hidden layer: the result is an engine net pair in ``nets/NAME.npz`` (the race net
-kept from ``--net``), ready for ``fibsbot duel``.  More layers: ``nets/NAME.dense.npz``
-(weights and report), for ``scripts/fit_or_labels.py`` to measure, since the engine
-evaluates one hidden layer.
+One or two hidden layers: the result is an engine net pair in ``nets/NAME.npz``
+(``gnubg5`` or ``deep5``, the race net kept from ``--net``), ready for ``fibsbot
+duel``.  More layers: ``nets/NAME.dense.npz`` (weights and report), for
+``scripts/fit_or_labels.py`` to measure.  ``--convert FILE.dense.npz`` writes such a
+file of one or two layers as an engine net pair under ``--name``.
 
     python scripts/dense_fit.py nets/runs/sage-labels/h21.npz:sage1+sage2 ... \\
         --name runs/shape/a400 --hidden 400 --epochs 30 --lr 1e-3 --weight-decay 1e-5
@@ -14,6 +15,7 @@ evaluates one hidden layer.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from pathlib import Path
@@ -50,7 +52,8 @@ def split(specs: list[str], seed: int, held_out: float, limit: int):
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="dense_fit", description=__doc__.split("\n\n")[0])
-    parser.add_argument("data", nargs="+", help="label sets FILE.npz:KEY")
+    parser.add_argument("data", nargs="*", help="label sets FILE.npz:KEY")
+    parser.add_argument("--convert", type=Path, help="write this .dense.npz as an engine net pair, nothing fitted")
     parser.add_argument("--name", required=True, help="the result, under nets/")
     parser.add_argument("--hidden", type=int, nargs="+", default=[400], help="units of each hidden layer")
     parser.add_argument("--encoding", default="contact2")
@@ -66,6 +69,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--held-out", type=float, default=0.1)
     parser.add_argument("--limit", type=int, default=0, help="train on the first N training positions (probes)")
     args = parser.parse_args(argv)
+    if args.convert:
+        with np.load(args.convert) as data:
+            card = json.loads(str(data["card"]))
+        save_net(DenseNet.load(args.convert), NETS / args.name, card | {"name": args.name}, args.net)
+        return 0
+    if not args.data:
+        parser.error("give the label sets to fit, or --convert")
 
     boards, labels, held_boards, held_labels, extents = split(args.data, args.seed, args.held_out, args.limit)
     x, x_held = encode_all(args.encoding, boards), encode_all(args.encoding, held_boards)
@@ -105,18 +115,24 @@ def main(argv: list[str] | None = None) -> int:
             "fit": {"contact": report.as_dict()},
         },
     }
-    target = NETS / args.name
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if len(net.hidden) == 1:
-        race = Evaluator.load(NETS / args.net).race
-        net.as_net().save(target.with_suffix(".npz"), role="contact", **card)
-        if race is not None:
-            race.save(Path(f"{target}.race.npz"), role="race", name=args.name, kept_from=args.net)
-        print(f"wrote {target}.npz; best held-out {min(report.held_out_loss):.5f} at epoch {report.best_epoch}")
-    else:
-        net.save(f"{target}.dense.npz", card)
-        print(f"wrote {target}.dense.npz; best held-out {min(report.held_out_loss):.5f} at epoch {report.best_epoch}")
+    save_net(net, NETS / args.name, card, args.net)
+    print(f"best held-out {min(report.held_out_loss):.5f} at epoch {report.best_epoch}")
     return 0
+
+
+def save_net(net: DenseNet, target: Path, card: dict, race_from: str) -> None:
+    """An engine net pair (``target.npz``, the race net of ``race_from``) where the
+    engine evaluates the net's depth, else ``target.dense.npz``."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if len(net.hidden) > 2:
+        net.save(f"{target}.dense.npz", card)
+        print(f"wrote {target}.dense.npz")
+        return
+    net.as_net().save(target.with_suffix(".npz"), role="contact", **card)
+    race = Evaluator.load(NETS / race_from).race
+    if race is not None:
+        race.save(Path(f"{target}.race.npz"), role="race", name=card["name"], kept_from=race_from)
+    print(f"wrote {target}.npz")
 
 
 if __name__ == "__main__":

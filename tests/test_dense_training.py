@@ -46,8 +46,8 @@ def test_a_one_layer_dense_net_is_the_engine_net_it_converts_to(tmp_path):
     np.testing.assert_allclose(_raw_net_probabilities(engine_net, boards), ours, atol=2e-6)
     back = DenseNet.from_net(engine_net)
     np.testing.assert_allclose(back.outputs(encode_all("contact2", boards)), ours, atol=1e-7)
-    with pytest.raises(ValueError, match="one hidden layer"):
-        DenseNet.create("contact2", (8, 4), seed=1).as_net()
+    with pytest.raises(ValueError, match="one or two hidden layers"):
+        DenseNet.create("contact2", (8, 4, 2), seed=1).as_net()
 
 
 def test_saved_and_loaded_nets_compute_the_same(tmp_path):

@@ -9,6 +9,7 @@ from strategies import random_board
 
 from engine.eval.encode import encode
 from engine.eval.evaluator import Evaluator
+from engine.eval.limits import RAW_LANES
 from engine.eval.net import Net
 from engine.eval.pubeval import board_has_contact
 from engine.eval.split_eval import OWN_CONTACT2, REST_CONTACT2, evaluate_split
@@ -22,14 +23,14 @@ def _contact_boards(count: int) -> np.ndarray:
 
 
 def _evaluate_all(net, boards, own, key) -> np.ndarray:
-    W1, b1, W2, b2, arch, enc = net.arrays()
+    W1, b1, W2, b2, W3, b3, arch, enc = net.arrays()
     x = np.zeros(512, np.float32)
     h = np.zeros(1024, np.float32)
     rows, deltas = np.zeros(512, np.int64), np.zeros(512, np.float32)
-    raw = np.zeros(8, np.float32)
+    raw = np.zeros(RAW_LANES, np.float32)
     out = np.zeros((len(boards), 5), np.float32)
     for i, board in enumerate(boards):
-        evaluate_split(W1, b1, W2, b2, arch, enc, board, x, h, own, key, rows, deltas, raw, out[i])
+        evaluate_split(W1, b1, W2, b2, W3, b3, arch, enc, board, x, h, own, key, rows, deltas, raw, out[i])
     return out
 
 

@@ -15,7 +15,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from engine.eval.limits import MAX_HIDDEN, MAX_INPUTS, RAW_LANES
+from engine.eval.limits import MAX_HIDDEN, MAX_INPUTS, MAX_SECOND_HIDDEN, RAW_LANES
 from engine.eval.net import Net, as_board_batch, equity_of, evaluate_one
 from engine.eval.pubeval import board_has_contact
 from engine.rules.boards import mover_win_points
@@ -30,12 +30,16 @@ class NetPair(NamedTuple):
     contact_b1: np.ndarray
     contact_W2: np.ndarray
     contact_b2: np.ndarray
+    contact_W3: np.ndarray
+    contact_b3: np.ndarray
     contact_arch: int
     contact_enc: int
     race_W1: np.ndarray
     race_b1: np.ndarray
     race_W2: np.ndarray
     race_b2: np.ndarray
+    race_W3: np.ndarray
+    race_b3: np.ndarray
     race_arch: int
     race_enc: int
     use_race: bool
@@ -52,6 +56,8 @@ def evaluate_pair(nets, board, x, h, raw, probs):
             nets.race_b1,
             nets.race_W2,
             nets.race_b2,
+            nets.race_W3,
+            nets.race_b3,
             nets.race_arch,
             nets.race_enc,
             board,
@@ -66,6 +72,8 @@ def evaluate_pair(nets, board, x, h, raw, probs):
             nets.contact_b1,
             nets.contact_W2,
             nets.contact_b2,
+            nets.contact_W3,
+            nets.contact_b3,
             nets.contact_arch,
             nets.contact_enc,
             board,
@@ -150,8 +158,12 @@ class Evaluator:
         if (
             max(self.contact.W1.shape[0], race.W1.shape[0]) > MAX_INPUTS
             or max(self.contact.hidden, race.hidden) > MAX_HIDDEN
+            or max(self.contact.hidden2, race.hidden2) > MAX_SECOND_HIDDEN
         ):
-            raise ValueError(f"nets larger than {MAX_INPUTS} inputs or {MAX_HIDDEN} hidden units are not supported")
+            raise ValueError(
+                f"nets larger than {MAX_INPUTS} inputs, {MAX_HIDDEN} hidden units or {MAX_SECOND_HIDDEN} in a "
+                "second hidden layer are not supported"
+            )
         return NetPair(*self.contact.arrays(), *race.arrays(), self.race is not None)
 
     def probabilities(self, boards: np.ndarray) -> np.ndarray:

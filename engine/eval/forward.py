@@ -1,10 +1,13 @@
 """The nets' forward pass, as numba kernels: a board's inputs through the sigmoid
-hidden layer to gnubg's five cumulative probabilities, and their cubeless equity.
+hidden layer (or two, ``deep5``) to gnubg's five cumulative probabilities, and their
+cubeless equity.
 
 The kernels take a net as its arrays (``engine.eval.net.NetArrays``: W1, b1, W2, b2,
-the architecture's id, the encoding's id) rather than as a ``Net``, so that numba
-compiles them once for every net; ``engine.eval.net`` holds the weights, their model
-card and the files, and re-exports these names.
+W3, b3, the architecture's id, the encoding's id) rather than as a ``Net``, so that
+numba compiles them once for every net; ``engine.eval.net`` holds the weights, their
+model card and the files, and re-exports these names.  Only the first layer depends
+on the board's inputs, so the incremental evaluations (``engine.eval.incremental``)
+serve every architecture: what follows the first hidden layer is ``net_probs``.
 """
 
 from __future__ import annotations
@@ -14,12 +17,12 @@ from numba import njit
 from numpy.polynomial import polynomial as P
 
 from engine.eval.encode import encode_into
-from engine.eval.limits import RAW_LANES
+from engine.eval.limits import OUTPUT_LANES, RAW_LANES
 
 # the architectures of ``engine.eval.net``: their ids in the kernels and their raw outputs
-ARCHS = {"tesauro3": 0, "gnubg5": 1, "symmetric": 2}
-RAW_OUTPUTS = {"tesauro3": 3, "gnubg5": 5, "symmetric": 2}
-TESAURO3, GNUBG5, SYMMETRIC = 0, 1, 2
+ARCHS = {"tesauro3": 0, "gnubg5": 1, "symmetric": 2, "deep5": 3}
+RAW_OUTPUTS = {"tesauro3": 3, "gnubg5": 5, "symmetric": 2, "deep5": 5}
+TESAURO3, GNUBG5, SYMMETRIC, DEEP5 = 0, 1, 2, 3
 
 
 def _tanh_convergent(depth: int) -> tuple[np.ndarray, np.ndarray]:
@@ -154,11 +157,27 @@ def gnubg5_probs(W2, b2, h, raw, probs):
     probs[4] = min(raw[4], loss_gammon)
 
 
+@njit(cache=True, fastmath=True, error_model="numpy")
+def second_layer(W2, b2, h, out):
+    """out = sigmoid(b2 + h @ W2): a ``deep5`` net's second hidden layer (W2 column-major,
+    so each unit is one contiguous dot product, as in ``raw_outputs``)."""
+    for k in range(W2.shape[1]):
+        acc = np.float32(0.0)
+        for j in range(h.shape[0]):
+            acc += h[j] * W2[j, k]
+        out[k] = sigmoid(acc + b2[k])
+
+
 @njit(cache=True, fastmath=True, inline="always")
-def net_probs(arch, W2, b2, h, raw, probs):
-    """Five probabilities from the hidden layer ``h`` (``raw``: eight floats of scratch)."""
+def net_probs(arch, W2, b2, W3, b3, h, raw, probs):
+    """Five probabilities from the first hidden layer ``h`` (``raw``: ``RAW_LANES``
+    floats of scratch: the output lanes, then a ``deep5`` net's second layer)."""
     if arch == GNUBG5:
         gnubg5_probs(W2, b2, h, raw, probs)
+    elif arch == DEEP5:
+        second = raw[OUTPUT_LANES : OUTPUT_LANES + W2.shape[1]]
+        second_layer(W2, b2, h, second)
+        gnubg5_probs(W3, b3, second, raw, probs)
     else:
         rs = raw[: W2.shape[1]]
         raw_outputs(W2, b2, h, rs)
@@ -209,23 +228,23 @@ def cubeless_equities(probs) -> np.ndarray:
 
 
 @njit(cache=True)
-def evaluate_one(W1, b1, W2, b2, arch, encoding, board, x, h, raw, probs):
+def evaluate_one(W1, b1, W2, b2, W3, b3, arch, encoding, board, x, h, raw, probs):
     """Five probabilities of one board; x, h are scratch of at least the net's sizes,
-    raw of eight floats."""
+    raw of ``RAW_LANES`` floats."""
     xs, hs = x[: W1.shape[0]], h[: W1.shape[1]]
     encode_into(encoding, board, xs)
     hidden_layer(W1, b1, xs, hs)
-    net_probs(arch, W2, b2, hs, raw, probs)
+    net_probs(arch, W2, b2, W3, b3, hs, raw, probs)
 
 
 @njit(cache=True)
-def evaluate_boards(W1, b1, W2, b2, arch, encoding, boards, n, probs_out):
+def evaluate_boards(W1, b1, W2, b2, W3, b3, arch, encoding, boards, n, probs_out):
     """Five probabilities for each of the first ``n`` boards (side on roll in row 0)."""
     x = np.zeros(W1.shape[0], dtype=np.float32)
     h = np.empty(W1.shape[1], dtype=np.float32)
     raw = np.empty(RAW_LANES, dtype=np.float32)
     for i in range(n):
-        evaluate_one(W1, b1, W2, b2, arch, encoding, boards[i], x, h, raw, probs_out[i])
+        evaluate_one(W1, b1, W2, b2, W3, b3, arch, encoding, boards[i], x, h, raw, probs_out[i])
 
 
 def as_board_batch(boards: np.ndarray) -> tuple[np.ndarray, bool]:

@@ -111,7 +111,7 @@ def _add_row(hs, W1, i, d):
 
 
 @njit(cache=True, fastmath=True, error_model="numpy")
-def evaluate_near(W1, b1, W2, b2, arch, enc, board, state, slot, probs):
+def evaluate_near(W1, b1, W2, b2, W3, b3, arch, enc, board, state, slot, probs):
     """Five probabilities of ``board`` (side on roll in row 0), from the slot's
     reference when it has one; else ``board`` becomes the reference."""
     refs, xrefs, accs, valid = state.refs, state.ref_inputs, state.ref_sums, state.valid
@@ -152,7 +152,7 @@ def evaluate_near(W1, b1, W2, b2, arch, enc, board, state, slot, probs):
             _add_row(hs, W1, i, xc[i] - xr[i])
     for j in range(n_hidden):
         hs[j] = sigmoid(hs[j])
-    net_probs(arch, W2, b2, hs, raw, probs)
+    net_probs(arch, W2, b2, W3, b3, hs, raw, probs)
 
 
 def probabilities_near(net, boards: np.ndarray) -> np.ndarray:
@@ -167,7 +167,7 @@ def probabilities_near(net, boards: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True, fastmath=True, error_model="numpy")
-def evaluate_replies(W1, b1, W2, b2, arch, enc, boards, n, scratch, probs_out):
+def evaluate_replies(W1, b1, W2, b2, W3, b3, arch, enc, boards, n, scratch, probs_out):
     """Probabilities of the side to roll next after each of ``n`` results of one roll
     (``boards[i]``: mover in row 0; ``probs_out[i]``: the other side's five, as the
     net sees the flipped board), in one pass: the first result is evaluated in
@@ -195,11 +195,11 @@ def evaluate_replies(W1, b1, W2, b2, arch, enc, boards, n, scratch, probs_out):
             add_rows(hs, ar, W1, rows, deltas, m)
         for j in range(n_hidden):
             hs[j] = sigmoid(hs[j])
-        net_probs(arch, W2, b2, hs, raw, probs_out[i])
+        net_probs(arch, W2, b2, W3, b3, hs, raw, probs_out[i])
 
 
 @njit(cache=True, fastmath=True, error_model="numpy")
-def evaluate_replies_chained(W1, b1, W2, b2, arch, enc, boards, n, scratch, chain_scratch, probs_out):
+def evaluate_replies_chained(W1, b1, W2, b2, W3, b3, arch, enc, boards, n, scratch, chain_scratch, probs_out):
     """``evaluate_replies`` with each result after the first starting from the sums of
     the result before it (``chain_scratch``: ``make_chain_scratch``): results come
     out of move generation in tree order, so neighbours share a checker's move, about
@@ -240,7 +240,7 @@ def evaluate_replies_chained(W1, b1, W2, b2, arch, enc, boards, n, scratch, chai
             add_rows(sd, start, W1, rows, deltas, m)
             for j in range(n_hidden):
                 hs[j] = sigmoid(sd[j])
-        net_probs(arch, W2, b2, hs, raw, probs_out[i])
+        net_probs(arch, W2, b2, W3, b3, hs, raw, probs_out[i])
 
 
 @njit(cache=True, inline="always")

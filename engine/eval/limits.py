@@ -17,7 +17,10 @@ from engine.eval.features import EXTRA_FEATURES
 
 MAX_INPUTS = 512  # the widest input layer a context's buffers hold
 MAX_HIDDEN = 1024  # the widest hidden layer
-RAW_LANES = 8  # the raw outputs buffer: a net has at most five, ``engine.eval.forward.gnubg5_probs`` fills eight
+OUTPUT_LANES = 8  # a net has at most five outputs; ``engine.eval.forward.gnubg5_probs`` fills eight lanes
+MAX_SECOND_HIDDEN = 256  # the widest second hidden layer (``deep5`` nets)
+# the raw outputs buffer: the output lanes, then a second hidden layer's units
+RAW_LANES = OUTPUT_LANES + MAX_SECOND_HIDDEN
 
 # The tail units (after the points) that depend only on a side's own checkers: how
 # many are off, its pips, how far back it is, its home points, prime, blots, anchor

@@ -3,7 +3,7 @@
 Every net answers for the side on roll, before the roll, with gnubg's five
 cumulative probabilities ``[win, gammon win, backgammon win, gammon loss,
 backgammon loss]``.  Three architectures share one sigmoid MLP (inputs -> H
-sigmoid hidden units -> sigmoid outputs):
+sigmoid hidden units -> sigmoid outputs), a fourth adds a second hidden layer:
 
 ``gnubg5``     five outputs, gnubg's layout.
 ``tesauro3``   three outputs (win, gammon win, gammon loss), Benchmark 1's layout.
@@ -13,6 +13,9 @@ sigmoid hidden units -> sigmoid outputs):
                zero, and a second node gives P(gammon | win); P(gammon loss | loss)
                is the same node applied to the flipped hidden layer.  Evaluating the
                swapped input then gives exactly the complementary outputs.
+``deep5``      gnubg's five outputs after two sigmoid hidden layers (inputs -> H -> H2
+               -> 5): W2 and b2 are the second hidden layer, W3 and b3 the outputs.
+               Fitted by ``nets.train.dense``; one-layer nets carry empty W3 and b3.
 
 The forward pass itself, the numba kernels, is ``engine.eval.forward``; its names are
 re-exported here, where most callers import them.
@@ -32,6 +35,7 @@ import numpy as np
 from engine.eval.encode import encoding_id, input_size
 from engine.eval.forward import (
     ARCHS,
+    DEEP5,
     GNUBG5,
     RAW_OUTPUTS,
     SYMMETRIC,
@@ -55,6 +59,7 @@ from engine.eval.forward import (
 
 __all__ = [
     "ARCHS",
+    "DEEP5",
     "GNUBG5",
     "RAW_OUTPUTS",
     "SYMMETRIC",
@@ -114,14 +119,20 @@ def project_symmetric(net: Net) -> None:
 
 class NetArrays(NamedTuple):
     """A net as the kernels take it (``Net.arrays``); its fields in this order are the
-    first six arguments of ``evaluate_one`` and its kin."""
+    first eight arguments of ``evaluate_one`` and its kin."""
 
     W1: np.ndarray  # (inputs, hidden)
     b1: np.ndarray
-    W2: np.ndarray  # (hidden, raw outputs), column-major
+    W2: np.ndarray  # (hidden, raw outputs), column-major; ``deep5``: (hidden, hidden2)
     b2: np.ndarray
+    W3: np.ndarray  # ``deep5``: (hidden2, 5), column-major; other nets: (0, 5), unused
+    b3: np.ndarray
     arch: int  # ``ARCHS``
     enc: int  # ``engine.eval.encode.ENCODINGS``
+
+
+def _no_layer() -> np.ndarray:
+    return np.zeros((0, 5), np.float32, order="F")
 
 
 @dataclass
@@ -135,6 +146,8 @@ class Net:
     W2: np.ndarray
     b2: np.ndarray
     card: dict = field(default_factory=dict)
+    W3: np.ndarray = field(default_factory=_no_layer)  # a ``deep5`` net's output layer
+    b3: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
 
     def __post_init__(self):
         # every kernel indexes W2[j, k]; column-major storage makes the output layer's
@@ -143,11 +156,17 @@ class Net:
         self.b1 = np.ascontiguousarray(self.b1, dtype=np.float32)
         self.W2 = np.asfortranarray(self.W2, dtype=np.float32)
         self.b2 = np.ascontiguousarray(self.b2, dtype=np.float32)
+        self.W3 = np.asfortranarray(self.W3, dtype=np.float32)
+        self.b3 = np.ascontiguousarray(self.b3, dtype=np.float32)
+        if (self.arch == "deep5") != (self.W3.shape[0] > 0):
+            raise NetError("a deep5 net has a second hidden layer (W3, b3), and no other net has one")
 
     @classmethod
     def create(cls, arch: str, encoding: str, hidden: int, seed: int = 0, scale: float = 0.1) -> Net:
         if arch not in ARCHS:
             raise NetError(f"unknown architecture {arch!r}; known: {', '.join(ARCHS)}")
+        if arch == "deep5":
+            raise NetError("deep5 nets are made by nets.train.dense (DenseNet.as_net)")
         rng = np.random.default_rng(seed)
         n_in, n_out = input_size(encoding), RAW_OUTPUTS[arch]
         net = cls(
@@ -167,6 +186,11 @@ class Net:
         return self.W1.shape[1]
 
     @property
+    def hidden2(self) -> int:
+        """The second hidden layer's units (0: a one-hidden-layer net)."""
+        return self.W3.shape[0]
+
+    @property
     def arch_id(self) -> int:
         return ARCHS[self.arch]
 
@@ -175,7 +199,7 @@ class Net:
         return encoding_id(self.encoding)
 
     def arrays(self) -> NetArrays:
-        return NetArrays(self.W1, self.b1, self.W2, self.b2, self.arch_id, self.encoding_id)
+        return NetArrays(self.W1, self.b1, self.W2, self.b2, self.W3, self.b3, self.arch_id, self.encoding_id)
 
     def copy(self) -> Net:
         return Net(
@@ -186,6 +210,8 @@ class Net:
             self.W2.copy(order="F"),
             self.b2.copy(),
             json.loads(json.dumps(self.card)),
+            self.W3.copy(order="F"),
+            self.b3.copy(),
         )
 
     def probabilities(self, boards: np.ndarray) -> np.ndarray:
@@ -197,7 +223,8 @@ class Net:
 
     def weights_digest(self) -> str:
         h = hashlib.sha256()
-        for a in (self.W1, self.b1, self.W2, self.b2):
+        # a one-layer net's digest is what it was before deep5 nets existed
+        for a in (self.W1, self.b1, self.W2, self.b2) + ((self.W3, self.b3) if self.hidden2 else ()):
             h.update(np.ascontiguousarray(a, dtype=np.float32).tobytes())
         return h.hexdigest()
 
@@ -212,12 +239,17 @@ class Net:
             "encoding": self.encoding,
             "inputs": int(self.W1.shape[0]),
             "hidden": self.hidden,
-            "outputs": int(self.W2.shape[1]),
+            "outputs": int(self.W3.shape[1] if self.hidden2 else self.W2.shape[1]),
             "weights_sha256": self.weights_digest(),
         }
+        if self.hidden2:
+            card["hidden2"] = self.hidden2
         self.card = card
         tmp = path.with_name(path.name + ".tmp.npz")
-        np.savez(tmp, W1=self.W1, b1=self.b1, W2=self.W2, b2=self.b2)
+        arrays: dict[str, np.ndarray] = {"W1": self.W1, "b1": self.b1, "W2": self.W2, "b2": self.b2}
+        if self.hidden2:
+            arrays |= {"W3": self.W3, "b3": self.b3}
+        np.savez(tmp, **arrays)  # type: ignore[arg-type]  # numpy's stub gives **kwds the type of allow_pickle
         os.replace(tmp, path)
         card_path = path.with_suffix(".json")
         tmp_card = card_path.with_name(card_path.name + ".tmp")
@@ -237,6 +269,7 @@ class Net:
             card = json.loads(card_path.read_text())
             with np.load(path) as data:
                 arrays = [np.ascontiguousarray(data[k], dtype=np.float32) for k in ("W1", "b1", "W2", "b2")]
+                deep = [np.ascontiguousarray(data[k], dtype=np.float32) for k in ("W3", "b3") if k in data.files]
         except (OSError, ValueError, KeyError) as exc:
             raise NetError(f"cannot read net {path}: {exc}") from exc
         for key in ("arch", "encoding", "inputs", "hidden", "outputs"):
@@ -249,13 +282,18 @@ class Net:
         except ValueError as exc:
             raise NetError(f"model card {card_path}: {exc}") from None
         W1, b1, W2, b2 = arrays
+        if (card["arch"] == "deep5") != bool(deep):
+            raise NetError(f"{path}: a deep5 net needs W3 and b3, and only a deep5 net has them")
+        W3, b3 = deep if deep else (_no_layer(), np.zeros(0, np.float32))
+        out = W3 if deep else W2
         expected = (input_size(card["encoding"]), card["hidden"], RAW_OUTPUTS[card["arch"]])
-        found = (W1.shape[0], W1.shape[1], W2.shape[1])
+        found = (W1.shape[0], W1.shape[1], out.shape[1])
         if (
             found != (card["inputs"], card["hidden"], card["outputs"])
             or b1.shape != (W1.shape[1],)
             or W2.shape[0] != W1.shape[1]
             or b2.shape != (W2.shape[1],)
+            or (deep and (W3.shape[0] != W2.shape[1] or b3.shape != (W3.shape[1],)))
         ):
             raise NetError(
                 f"{path}: weights {found} do not match the card "
@@ -267,7 +305,7 @@ class Net:
                 f"{path}: weights {found} do not match the card: a {card['arch']} net on the "
                 f"{card['encoding']!r} encoding has (inputs, hidden, outputs) = {expected}"
             )
-        net = cls(card["arch"], card["encoding"], W1, b1, W2, b2, card)
+        net = cls(card["arch"], card["encoding"], W1, b1, W2, b2, card, W3, b3)
         digest = card.get("weights_sha256")
         if digest and digest != net.weights_digest():
             raise NetError(f"{path}: weights do not match the checksum in {card_path}")

@@ -56,7 +56,7 @@ def _gather(x, indices, rows, deltas):
 
 
 @njit(cache=True, fastmath=True, error_model="numpy")
-def evaluate_split(W1, b1, W2, b2, arch, enc, board, x, h, own, key, rows, deltas, raw, probs):
+def evaluate_split(W1, b1, W2, b2, W3, b3, arch, enc, board, x, h, own, key, rows, deltas, raw, probs):
     """Five probabilities of ``board`` (side on roll in row 0) by a contact net of
     the contact or contact2 encoding; ``own`` (the net's hidden size) and ``key``
     (``KEY_SIZE`` floats, the last 0 before first use) keep the own sums and their row."""
@@ -81,4 +81,4 @@ def evaluate_split(W1, b1, W2, b2, arch, enc, board, x, h, own, key, rows, delta
     add_rows(hs, os, W1, rows, deltas, m)
     for j in range(n_hidden):
         hs[j] = sigmoid(hs[j])
-    net_probs(arch, W2, b2, hs, raw, probs)
+    net_probs(arch, W2, b2, W3, b3, hs, raw, probs)

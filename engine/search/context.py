@@ -158,6 +158,8 @@ def _evaluate_miss(ctx, board, probs):
         nets.contact_b1,
         nets.contact_W2,
         nets.contact_b2,
+        nets.contact_W3,
+        nets.contact_b3,
         nets.contact_arch,
         enc,
         board,

@@ -72,7 +72,20 @@ def pruned(ctx, boards, n, flipped, keep, chosen):
     the full net then scores only those)."""
     small = ctx.prune_net
     opp = ctx.set_scratch.other_probs
-    evaluate_replies(small.W1, small.b1, small.W2, small.b2, small.arch, small.enc, boards, n, ctx.reply_scratch, opp)
+    evaluate_replies(
+        small.W1,
+        small.b1,
+        small.W2,
+        small.b2,
+        small.W3,
+        small.b3,
+        small.arch,
+        small.enc,
+        boards,
+        n,
+        ctx.reply_scratch,
+        opp,
+    )
     cheap = np.empty(n)
     for i in range(n):
         cheap[i] = -equity_of(opp[i])  # the opponent's figures: the mover's equity is minus theirs

@@ -174,7 +174,7 @@ def bench_eval(repeats: int = 5) -> dict:
             **rate,
             "positions": len(positions),
             "net": what,
-            "size": f"{net.W1.shape[0]}-{net.hidden}-{net.W2.shape[1]}",
+            "size": "-".join(str(n) for n in (net.W1.shape[0], net.hidden, net.hidden2 or None, 5) if n),
         },
     }
     reference = _gnubg_nn_rate(positions)

@@ -5,8 +5,8 @@ position, touching only the non-zero inputs. This module encodes every position 
 and trains on batches with matrix products (one BLAS call per layer), so any depth
 costs the same few lines. It uses AdamW (Adam with decoupled weight decay, as modern
 nets are fitted) and drops the step size when the held-out loss stalls, instead of a
-fixed decay. A net with one hidden layer converts to the engine's ``Net``; deeper ones
-are for measuring what depth buys before the engine evaluates them.
+fixed decay. A net of one or two hidden layers converts to the engine's ``Net``
+(``gnubg5`` or ``deep5``); deeper ones are for measurements only.
 
 The loss is ``supervised.fit``'s: each of the five sigmoid outputs' cross-entropy
 against its label, summed, averaged over positions, so held-out losses compare.
@@ -91,10 +91,13 @@ class DenseNet:
         return DenseNet(self.encoding, [w.copy() for w in self.weights], [b.copy() for b in self.biases])
 
     def as_net(self) -> Net:
-        """The engine's net of a one-hidden-layer ``DenseNet`` (the same function)."""
-        if len(self.weights) != 2:
-            raise ValueError(f"the engine evaluates one hidden layer; this net has {len(self.weights) - 1}")
-        return Net("gnubg5", self.encoding, self.weights[0], self.biases[0], self.weights[1], self.biases[1], {})
+        """The engine's net computing the same function (``gnubg5`` or ``deep5``)."""
+        (W1, *rest), (b1, *rest_b) = self.weights, self.biases
+        if len(rest) == 1:
+            return Net("gnubg5", self.encoding, W1, b1, rest[0], rest_b[0], {})
+        if len(rest) == 2:
+            return Net("deep5", self.encoding, W1, b1, rest[0], rest_b[0], {}, rest[1], rest_b[1])
+        raise ValueError(f"the engine evaluates one or two hidden layers; this net has {len(self.weights) - 1}")
 
     def save(self, path, card: dict) -> None:
         """``path`` (``NAME.dense.npz``): every layer's weights and biases, and the card."""
@@ -103,7 +106,7 @@ class DenseNet:
         arrays: dict[str, np.ndarray] = {f"W{k}": w for k, w in enumerate(self.weights)}
         arrays |= {f"b{k}": b for k, b in enumerate(self.biases)}
         arrays |= {"card": np.array(json.dumps(card)), "encoding": np.array(self.encoding)}
-        np.savez_compressed(path, allow_pickle=False, **arrays)
+        np.savez_compressed(path, **arrays)  # type: ignore[arg-type]  # numpy's stub gives **kwds the type of allow_pickle
 
     @classmethod
     def load(cls, path) -> DenseNet:
@@ -117,7 +120,12 @@ class DenseNet:
 
     @classmethod
     def from_net(cls, net: Net) -> DenseNet:
-        return cls(net.encoding, [net.W1.copy(), np.ascontiguousarray(net.W2)], [net.b1.copy(), net.b2.copy()])
+        weights = [net.W1.copy(), np.ascontiguousarray(net.W2)]
+        biases = [net.b1.copy(), net.b2.copy()]
+        if net.hidden2:
+            weights.append(np.ascontiguousarray(net.W3))
+            biases.append(net.b3.copy())
+        return cls(net.encoding, weights, biases)
 
 
 def cross_entropy(outputs: np.ndarray, targets: np.ndarray) -> float:

@@ -232,7 +232,8 @@ def td_games(
     stack,
 ):
     """Train on self-play games [first_game, first_game + n_games); return turns played."""
-    W1c, b1c, W2c, b2c, arch_c, enc_c, W1r, b1r, W2r, b2r, arch_r, enc_r, use_race = nets
+    # TD trains one-hidden-layer nets: their W3, b3 are empty
+    W1c, b1c, W2c, b2c, _, _, arch_c, enc_c, W1r, b1r, W2r, b2r, _, _, arch_r, enc_r, use_race = nets
     equities = np.empty(boards.shape[0], dtype=np.float64)
     probs = np.empty((boards.shape[0], 5), dtype=np.float32)
     x = np.zeros(512, dtype=np.float32)

@@ -1,0 +1,143 @@
+"""``deep5`` nets (two hidden layers) through every evaluation path: the full forward
+pass, the incremental ones, the split evaluation, the search's root sets, the files."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine.eval.eval_sets import static_set
+from engine.eval.evaluator import Evaluator
+from engine.eval.incremental import (
+    evaluate_replies,
+    evaluate_replies_chained,
+    make_chain_scratch,
+    make_reply_scratch,
+    probabilities_near,
+)
+from engine.eval.limits import MAX_SECOND_HIDDEN, RAW_LANES
+from engine.eval.net import Net, NetError
+from engine.eval.pubeval import board_has_contact
+from engine.eval.split_eval import evaluate_split
+from engine.rules.moves import MoveBuffers, generate_moves
+from engine.search.context import make_context
+from engine.search.nply import value0
+from fibsbot.bench.speed import real_game_positions
+from nets.train.dense import DenseNet, encode_all
+
+
+def deep_net(seed: int = 4, hidden=(24, 12)) -> Net:
+    dense = DenseNet.create("contact2", hidden, seed=seed)
+    rng = np.random.default_rng(seed)
+    dense.biases[-1][:] = rng.normal(0.0, 0.5, 5)  # outputs spread around 1/2: the cumulative clips matter
+    return dense.as_net()
+
+
+@pytest.fixture(scope="module")
+def positions():
+    boards, dice = real_game_positions(games=6, seed=8)
+    return boards, dice
+
+
+def _cumulative(raw: np.ndarray) -> np.ndarray:
+    p = raw.copy()
+    p[:, 1] = np.minimum(p[:, 1], p[:, 0])
+    p[:, 2] = np.minimum(p[:, 2], p[:, 1])
+    p[:, 3] = np.minimum(p[:, 3], 1 - p[:, 0])
+    p[:, 4] = np.minimum(p[:, 4], p[:, 3])
+    return p
+
+
+def test_the_engine_computes_what_the_trainer_fitted(positions):
+    boards, _ = positions
+    net = deep_net()
+    assert (net.arch, net.hidden, net.hidden2) == ("deep5", 24, 12)
+    dense = DenseNet.from_net(net)
+    expected = _cumulative(dense.outputs(encode_all("contact2", boards)))
+    assert np.abs(net.probabilities(boards) - expected).max() < 2e-6
+
+
+def test_a_deep_net_round_trips_through_its_file_and_its_checksum(tmp_path, positions):
+    boards, _ = positions
+    net = deep_net()
+    path = net.save(tmp_path / "deep", note="two layers")
+    loaded = Net.load(path)
+    assert loaded.card["hidden2"] == 12 and loaded.card["outputs"] == 5
+    assert loaded.weights_digest() == net.weights_digest()
+    np.testing.assert_array_equal(loaded.probabilities(boards[:30]), net.probabilities(boards[:30]))
+    # the second layer is part of the checksum
+    changed = loaded.copy()
+    changed.W3[0, 0] += 0.5
+    assert changed.weights_digest() != net.weights_digest()
+    # a one-layer net's checksum is what it was before deep nets (the shipped card still matches)
+    shipped = Evaluator.load("nets/default.npz").contact
+    assert shipped.hidden2 == 0 and shipped.card["weights_sha256"] == shipped.weights_digest()
+
+
+def test_a_deep_file_without_its_second_layer_is_refused(tmp_path):
+    path = deep_net().save(tmp_path / "deep")
+    with np.load(path) as data:
+        arrays = {k: data[k] for k in ("W1", "b1", "W2", "b2")}
+    np.savez(path, **arrays)
+    with pytest.raises(NetError, match="needs W3 and b3"):
+        Net.load(path)
+    with pytest.raises(NetError, match="second hidden layer"):
+        Net("gnubg5", "contact2", arrays["W1"], arrays["b1"], arrays["W2"], arrays["b2"], {}, np.ones((3, 5)))
+
+
+def _roll_sets(boards, dice, every: int = 5):
+    buffers = MoveBuffers()
+    sets = []
+    for board, (d1, d2) in zip(boards[::every], dice[::every]):
+        n = generate_moves(board, int(d1), int(d2), *buffers.args())
+        if n > 1:
+            sets.append(buffers.boards[:n].copy())
+    return sets
+
+
+def test_incremental_and_split_evaluations_equal_the_full_one(positions):
+    boards, dice = positions
+    net = deep_net()
+    scratch = make_reply_scratch()
+    worst = 0.0
+    for results in _roll_sets(boards, dice):
+        flipped = np.ascontiguousarray(results[:, ::-1])
+        full = net.probabilities(flipped)
+        out = np.zeros((len(results), 5), np.float32)
+        evaluate_replies(*net.arrays(), results, len(results), scratch, out)
+        chained = np.zeros_like(out)
+        evaluate_replies_chained(*net.arrays(), results, len(results), scratch, make_chain_scratch(), chained)
+        near = probabilities_near(net, flipped)
+        worst = max(worst, *(float(np.abs(a - full).max()) for a in (out, chained, near)))
+    assert worst < 1e-5
+    contact = np.ascontiguousarray([b for b in boards if board_has_contact(b)][:200])
+    x, h = np.zeros(512, np.float32), np.zeros(1024, np.float32)
+    own, key = np.zeros(1024, np.float32), np.zeros(32, np.float32)
+    rows, deltas, raw = np.zeros(512, np.int64), np.zeros(512, np.float32), np.zeros(RAW_LANES, np.float32)
+    split = np.zeros((len(contact), 5), np.float32)
+    for i, board in enumerate(contact):
+        evaluate_split(*net.arrays(), board, x, h, own, key, rows, deltas, raw, split[i])
+    assert np.abs(split - net.probabilities(contact)).max() < 1e-5
+
+
+def test_a_search_over_a_deep_contact_net_scores_its_root_as_one_by_one(positions):
+    boards, dice = positions
+    shipped = Evaluator.load("nets/default.npz")
+    ctx = make_context(Evaluator(deep_net(), shipped.race, "deep", shipped.prune))
+    flipped = np.zeros((2, 25), np.int8)
+    p = np.zeros(5, np.float32)
+    seen = 0
+    for results in _roll_sets(boards, dice, every=9):
+        out = np.zeros((len(results), 5), np.float32)
+        static_set(ctx, results, len(results), out)
+        for i, board in enumerate(results):
+            value0(ctx, board, flipped, p, False)
+            assert np.abs(out[i] - p).max() < 1e-5
+            seen += 1
+    assert seen > 50
+
+
+def test_a_second_layer_wider_than_the_buffers_is_refused():
+    wide = deep_net(hidden=(8, MAX_SECOND_HIDDEN + 1))
+    with pytest.raises(ValueError, match="second hidden layer"):
+        Evaluator(wide).kernel_params()
