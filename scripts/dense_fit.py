@@ -65,9 +65,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--weight-decay", type=float, default=0.0)
     parser.add_argument("--patience", type=int, default=2)
     parser.add_argument("--cuts", type=int, default=4)
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=1, help="the first weights and the order of the positions")
+    parser.add_argument(
+        "--split-seed", type=int, default=1, help="the held-out split's seed (1: the split of round 9's train fit)"
+    )
     parser.add_argument("--held-out", type=float, default=0.1)
     parser.add_argument("--limit", type=int, default=0, help="train on the first N training positions (probes)")
+    parser.add_argument(
+        "--checkpoint", type=Path, help="the fit's state after every epoch (.npz); a rerun goes on from it"
+    )
     args = parser.parse_args(argv)
     if args.convert:
         with np.load(args.convert) as data:
@@ -77,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.data:
         parser.error("give the label sets to fit, or --convert")
 
-    boards, labels, held_boards, held_labels, extents = split(args.data, args.seed, args.held_out, args.limit)
+    boards, labels, held_boards, held_labels, extents = split(args.data, args.split_seed, args.held_out, args.limit)
     x, x_held = encode_all(args.encoding, boards), encode_all(args.encoding, held_boards)
     print(f"{len(x):,} training and {len(x_held):,} held-out contact positions encoded", flush=True)
     if args.start:
@@ -101,6 +107,7 @@ def main(argv: list[str] | None = None) -> int:
         held_labels,
         settings,
         progress=lambda e, tr, te, lr: print(f"epoch {e}: train {tr:.5f} held-out {te:.5f} lr {lr:.2e}", flush=True),
+        checkpoint=args.checkpoint,
     )
     card = {
         "name": args.name,
@@ -112,6 +119,7 @@ def main(argv: list[str] | None = None) -> int:
             "encoding": args.encoding,
             "start": args.start or "random weights",
             **settings.as_dict(),
+            "split_seed": args.split_seed,
             "fit": {"contact": report.as_dict()},
         },
     }

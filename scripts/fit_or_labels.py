@@ -87,18 +87,12 @@ def measure(nets: list[str], boards, labels, ref_index, ref_labels) -> dict:
         "nets": {},
     }
     for name in nets:
-        if name.endswith(".dense.npz"):  # a net of several hidden layers (scripts/dense_fit.py)
-            from nets.train.dense import DenseNet, encode_all
-
-            net = DenseNet.load(name)
-            probs = net.outputs(encode_all(net.encoding, boards))
-        else:
-            net = Evaluator.load(_net_file(name)).contact
-            probs = raw(net, boards)
+        net = Evaluator.load(_net_file(name)).contact
+        probs = raw(net, boards)
         loss = cross_entropy(probs, labels)
         excess = loss - floor
         entry = {
-            "hidden": net.hidden if isinstance(net.hidden, int) else "-".join(map(str, net.hidden)),
+            "hidden": "-".join(str(n) for n in (net.hidden, getattr(net, "hidden2", 0)) if n),
             "held_out_loss": float(loss.mean()),
             "excess_over_label_entropy": float(excess.mean()),
             "excess_stderr": float(excess.std(ddof=1) / math.sqrt(len(excess))),
@@ -131,6 +125,12 @@ def _raw_outputs(W1, b1, W2, b2, encoding, boards, out):
 def _raw_net_probabilities(net, boards: np.ndarray) -> np.ndarray:
     """The contact net's five sigmoid outputs as the fit's loss reads them (before the
     cumulative order is enforced), so the held-out loss is the fit's own."""
+    if net.hidden2:  # two hidden layers: the trainer's own forward pass
+        from nets.train.dense import DenseNet, encode_all
+
+        return DenseNet.from_net(net).outputs(encode_all(net.encoding, boards))
+    if net.arch != "gnubg5":
+        raise ValueError(f"the fit's loss is that of five-output nets, not of a {net.arch} net")
     out = np.zeros((len(boards), 5), np.float32)
     _raw_outputs(net.W1, net.b1, net.W2, net.b2, net.encoding_id, np.ascontiguousarray(boards, np.int8), out)
     return out

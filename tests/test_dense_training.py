@@ -75,6 +75,41 @@ def test_training_learns_a_function_of_the_board_and_keeps_the_best_held_out_wei
     assert report.held_out_loss[0] == pytest.approx(before)
 
 
+def test_a_fit_killed_between_epochs_goes_on_to_the_same_weights(tmp_path):
+    x = encode_all("contact2", _boards(300, 17))
+    t = DenseNet.create("contact2", (8,), seed=97).outputs(x)
+    settings = DenseSettings(epochs=6, lr=1e-2, batch=40, patience=1, cuts=1)
+    whole = DenseNet.create("contact2", (10, 4), seed=5)
+    expected = train_dense(whole, x[:240], t[:240], x[240:], t[240:], settings)
+    checkpoint = tmp_path / "fit.npz"
+    broken = DenseNet.create("contact2", (10, 4), seed=5)
+    train_dense(
+        broken,
+        x[:240],
+        t[:240],
+        x[240:],
+        t[240:],
+        DenseSettings(**(settings.as_dict() | {"epochs": 2})),
+        checkpoint=checkpoint,
+    )
+    again = DenseNet.create("contact2", (10, 4), seed=5)  # a new process: fresh weights, the checkpoint on disk
+    report = train_dense(again, x[:240], t[:240], x[240:], t[240:], settings, checkpoint=checkpoint)
+    assert report.held_out_loss == expected.held_out_loss and report.lr == expected.lr
+    for a, b in zip(again.weights + again.biases, whole.weights + whole.biases):
+        np.testing.assert_array_equal(a, b)
+    assert not list(tmp_path.glob("*.tmp*"))
+    with pytest.raises(ValueError, match="another fit"):
+        train_dense(
+            again,
+            x[:240],
+            t[:240],
+            x[240:],
+            t[240:],
+            DenseSettings(**(settings.as_dict() | {"lr": 0.5})),
+            checkpoint=checkpoint,
+        )
+
+
 def test_weight_decay_shrinks_the_weights():
     x = encode_all("contact2", _boards(200, 13))
     t = DenseNet.create("contact2", (8,), seed=98).outputs(x)

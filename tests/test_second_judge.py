@@ -191,6 +191,13 @@ def test_the_measure_holds_out_what_the_fit_held_out(tmp_path):
     ref_index, ref_labels = fit_or_labels.reference_rows(boards, f"{tmp_path / 'a.npz'}:sage3")
     assert 0 < len(ref_index) < len(boards)  # only the first set's held-out positions have the reference
     np.testing.assert_allclose(ref_labels, labels[ref_index] * 0.9, atol=2e-3)
+    # a net of two hidden layers is measured by its own forward pass
+    from nets.train.dense import DenseNet, encode_all
+
+    deep = DenseNet.create("contact2", (8, 4), seed=3)
+    np.testing.assert_allclose(
+        fit_or_labels._raw_net_probabilities(deep.as_net(), boards), deep.outputs(encode_all("contact2", boards))
+    )
     # a perfect net's fit gap is 0, and a set's labels' cross-entropy with itself is its floor
     assert fit_or_labels.mean_abs(labels, labels)[0] == 0.0
     assert (fit_or_labels.cross_entropy(labels, labels) <= fit_or_labels.cross_entropy(probs, labels) + 1e-9).all()

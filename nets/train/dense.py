@@ -14,8 +14,11 @@ against its label, summed, averaged over positions, so held-out losses compare.
 
 from __future__ import annotations
 
+import json
+import os
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 from numba import njit
@@ -101,8 +104,6 @@ class DenseNet:
 
     def save(self, path, card: dict) -> None:
         """``path`` (``NAME.dense.npz``): every layer's weights and biases, and the card."""
-        import json
-
         arrays: dict[str, np.ndarray] = {f"W{k}": w for k, w in enumerate(self.weights)}
         arrays |= {f"b{k}": b for k, b in enumerate(self.biases)}
         arrays |= {"card": np.array(json.dumps(card)), "encoding": np.array(self.encoding)}
@@ -211,42 +212,118 @@ def train_dense(
     t_held: np.ndarray,
     settings: DenseSettings,
     progress=None,
+    checkpoint: Path | None = None,
 ) -> DenseReport:
-    """Fit ``net`` in place on (x, t); keep the weights of the best held-out epoch."""
-    rng = np.random.default_rng(settings.seed)
-    report = DenseReport(len(x), len(x_held))
-    best = cross_entropy(net.outputs(x_held), t_held)
-    report.held_out_loss.append(best)
-    best_net = net.copy()
-    adam = _AdamW(net)
-    lr, stale, cuts = settings.lr, 0, 0
-    start = time.perf_counter()
-    for epoch in range(1, settings.epochs + 1):
+    """Fit ``net`` in place on (x, t); keep the weights of the best held-out epoch.
+
+    With ``checkpoint`` (a ``.npz`` path) the whole state of the fit is written there
+    atomically after every epoch, and a fit that finds one goes on from it: a killed
+    fit loses at most an epoch and ends with the very weights an unbroken one has."""
+    run = _load_checkpoint(checkpoint, net, settings) if checkpoint and checkpoint.exists() else None
+    if run is None:
+        report = DenseReport(len(x), len(x_held))
+        best = cross_entropy(net.outputs(x_held), t_held)
+        report.held_out_loss.append(best)
+        rng = np.random.default_rng(settings.seed)
+        run = _Run(net.copy(), _AdamW(net), rng, report, settings.lr, 0, 0, best, False)
+    report, rng, adam = run.report, run.rng, run.adam
+    start = time.perf_counter() - report.seconds
+    for epoch in range(report.epochs + 1, settings.epochs + 1):
+        if run.done:
+            break
         order = rng.permutation(len(x))
         seen, total = 0, 0.0
         for i in range(0, len(order), settings.batch):
             idx = np.sort(order[i : i + settings.batch])  # sorted rows gather faster
             grads, loss = _gradients(net, x[idx], t[idx])
-            adam.apply(net, grads, lr, settings.weight_decay)
+            adam.apply(net, grads, run.lr, settings.weight_decay)
             total += loss * len(idx)
             seen += len(idx)
         held = cross_entropy(net.outputs(x_held), t_held)
         report.train_loss.append(total / max(seen, 1))
         report.held_out_loss.append(held)
-        report.lr.append(lr)
+        report.lr.append(run.lr)
         report.epochs = epoch
         if progress:
-            progress(epoch, total / max(seen, 1), held, lr)
-        if held < best - 1e-6:
-            best, stale, report.best_epoch, best_net = held, 0, epoch, net.copy()
+            progress(epoch, total / max(seen, 1), held, run.lr)
+        if held < run.best - 1e-6:
+            run.best, run.stale, report.best_epoch, run.best_net = held, 0, epoch, net.copy()
         else:
-            stale += 1
-            if stale >= settings.patience:
-                if cuts >= settings.cuts:
-                    break
-                lr *= settings.cut
-                cuts += 1
-                stale = 0
-    net.weights, net.biases = best_net.weights, best_net.biases
-    report.seconds = round(time.perf_counter() - start, 1)
+            run.stale += 1
+            if run.stale >= settings.patience:
+                if run.cuts >= settings.cuts:
+                    run.done = True
+                else:
+                    run.lr *= settings.cut
+                    run.cuts += 1
+                    run.stale = 0
+        report.seconds = round(time.perf_counter() - start, 1)
+        if checkpoint:
+            _save_checkpoint(checkpoint, net, run, settings)
+    net.weights, net.biases = run.best_net.weights, run.best_net.biases
     return report
+
+
+@dataclass
+class _Run:
+    """Everything a fit carries from one epoch to the next."""
+
+    best_net: DenseNet
+    adam: _AdamW
+    rng: np.random.Generator
+    report: DenseReport
+    lr: float
+    stale: int
+    cuts: int
+    best: float
+    done: bool
+
+
+def _layer_arrays(prefix: str, net: DenseNet) -> dict[str, np.ndarray]:
+    arrays = {f"{prefix}W{k}": w for k, w in enumerate(net.weights)}
+    return arrays | {f"{prefix}b{k}": b for k, b in enumerate(net.biases)}
+
+
+def _save_checkpoint(path: Path, net: DenseNet, run: _Run, settings: DenseSettings) -> None:
+    arrays = _layer_arrays("net_", net) | _layer_arrays("best_", run.best_net)
+    arrays |= {f"adam_m{k}": m for k, m in enumerate(run.adam.m)} | {f"adam_v{k}": v for k, v in enumerate(run.adam.v)}
+    meta = {
+        "settings": {k: v for k, v in settings.as_dict().items() if k != "epochs"},
+        "encoding": net.encoding,
+        "adam_step": run.adam.step,
+        "rng": run.rng.bit_generator.state,
+        "report": run.report.as_dict(),
+        "lr": run.lr,
+        "stale": run.stale,
+        "cuts": run.cuts,
+        "best": run.best,
+        "done": run.done,
+    }
+    arrays["meta"] = np.array(json.dumps(meta))
+    tmp = path.with_name(path.name + ".tmp.npz")
+    np.savez_compressed(tmp, **arrays)  # type: ignore[arg-type]  # numpy's stub gives **kwds the type of allow_pickle
+    os.replace(tmp, path)
+
+
+def _load_checkpoint(path: Path, net: DenseNet, settings: DenseSettings) -> _Run:
+    with np.load(path) as data:
+        meta = json.loads(str(data["meta"]))
+        wanted = {k: v for k, v in settings.as_dict().items() if k != "epochs"}
+        if meta["settings"] != wanted or meta["encoding"] != net.encoding:
+            raise ValueError(f"{path} is the checkpoint of another fit ({meta['settings']}); remove it or fit anew")
+        layers = len(net.weights)
+        if f"net_W{layers - 1}" not in data.files or f"net_W{layers}" in data.files:
+            raise ValueError(f"{path} is the checkpoint of a net of another depth")
+        net.weights = [data[f"net_W{k}"] for k in range(layers)]
+        net.biases = [data[f"net_b{k}"] for k in range(layers)]
+        best_net = DenseNet(
+            net.encoding, [data[f"best_W{k}"] for k in range(layers)], [data[f"best_b{k}"] for k in range(layers)]
+        )
+        adam = _AdamW(net)
+        adam.m = [data[f"adam_m{k}"] for k in range(len(adam.m))]
+        adam.v = [data[f"adam_v{k}"] for k in range(len(adam.v))]
+    adam.step = meta["adam_step"]
+    rng = np.random.default_rng()
+    rng.bit_generator.state = meta["rng"]
+    report = DenseReport(**meta["report"])
+    return _Run(best_net, adam, rng, report, meta["lr"], meta["stale"], meta["cuts"], meta["best"], meta["done"])
