@@ -28,8 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.eval.evaluator import Evaluator  # noqa: E402
 from nets.train.dense import DenseNet, DenseSettings, encode_all, train_dense  # noqa: E402
-from nets.train.label_sets import read_label_set  # noqa: E402
-from nets.train.supervised import split_by_net  # noqa: E402
+from nets.train.label_sets import contact_split  # noqa: E402
 
 NETS = Path(__file__).resolve().parents[1] / "nets"
 
@@ -37,16 +36,9 @@ NETS = Path(__file__).resolve().parents[1] / "nets"
 def split(specs: list[str], seed: int, held_out: float, limit: int):
     """The contact positions of the data: (train boards, labels, held-out boards, labels),
     the held-out ones those ``train fit`` holds out with this seed."""
-    read = [read_label_set(spec) for spec in specs]
-    boards = np.concatenate([b for b, _, _ in read])
-    labels = np.concatenate([lab for _, lab, _ in read])
-    contact_boards, contact_labels = split_by_net(boards, labels)["contact"]
-    perm = np.random.default_rng(seed).permutation(len(contact_boards))
-    cut = max(1, int(round(len(contact_boards) * held_out)))
-    held, train = perm[:cut], perm[cut:]
+    contact_boards, contact_labels, held, train, extents = contact_split(specs, seed, held_out)
     if limit:
         train = train[:limit]
-    extents = [extent for _, _, extent in read]
     return contact_boards[train], contact_labels[train], contact_boards[held], contact_labels[held], extents
 
 

@@ -36,21 +36,15 @@ from engine.eval.encode import encode_into  # noqa: E402
 from engine.eval.evaluator import Evaluator  # noqa: E402
 from engine.eval.forward import hidden_layer, raw_outputs  # noqa: E402
 from engine.eval.net import cubeless_equities  # noqa: E402
-from nets.train.label_sets import read_label_set  # noqa: E402
-from nets.train.supervised import split_by_net  # noqa: E402
+from nets.train.label_sets import contact_split, read_label_set  # noqa: E402
 
 EPS = 1e-7
 
 
 def held_out_contact(specs: list[str], seed: int, held_out: float) -> tuple[np.ndarray, np.ndarray]:
     """The contact positions and labels ``train fit`` held out for these data and seed."""
-    read = [read_label_set(spec) for spec in specs]
-    boards = np.concatenate([b for b, _, _ in read])
-    labels = np.concatenate([lab for _, lab, _ in read])
-    contact_boards, contact_labels = split_by_net(boards, labels)["contact"]
-    perm = np.random.default_rng(seed).permutation(len(contact_boards))
-    cut = max(1, int(round(len(contact_boards) * held_out)))
-    return contact_boards[perm[:cut]], contact_labels[perm[:cut]]
+    boards, labels, held, _, _ = contact_split(specs, seed, held_out)
+    return boards[held], labels[held]
 
 
 def reference_rows(boards: np.ndarray, spec: str) -> tuple[np.ndarray, np.ndarray]:

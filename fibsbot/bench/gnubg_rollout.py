@@ -23,27 +23,14 @@ from pathlib import Path
 
 from fibsbot.bench.search import GNUBG
 
+# each item (Position ID, Match ID, seed): a seed of None keeps the one the setup set
 _SCRIPT = """
 import gnubg, sys, time
 for c in %(setup)r:
     gnubg.command(c)
-for i, (pid, mid) in enumerate(%(ids)r):
-    gnubg.command("set matchid " + mid)
-    gnubg.command("set board " + pid)
-    sys.stdout.write("\\nROLLOUT-START %%d\\n" %% i)
-    sys.stdout.flush()
-    start = time.process_time()
-    gnubg.command("rollout")
-    sys.stdout.write("\\nROLLOUT-END %%d %%r\\n" %% (i, time.process_time() - start))
-    sys.stdout.flush()
-"""
-
-_CUBELESS_SCRIPT = """
-import gnubg, sys, time
-for c in %(setup)r:
-    gnubg.command(c)
 for i, (pid, mid, seed) in enumerate(%(items)r):
-    gnubg.command("set rollout seed %%d" %% seed)
+    if seed is not None:
+        gnubg.command("set rollout seed %%d" %% seed)
     gnubg.command("set matchid " + mid)
     gnubg.command("set board " + pid)
     sys.stdout.write("\\nROLLOUT-START %%d\\n" %% i)
@@ -144,7 +131,8 @@ def gnubg_cubeful_rollouts(
     ids = [(pid, mid) for pid, mid in positions]
     with tempfile.TemporaryDirectory() as tmp:
         script = Path(tmp) / "rollout.py"
-        script.write_text(_SCRIPT % {"setup": _setup(games, seed, varredn, jacoby, plies), "ids": ids})
+        items = [(pid, mid, None) for pid, mid in ids]
+        script.write_text(_SCRIPT % {"setup": _setup(games, seed, varredn, jacoby, plies), "items": items})
         try:
             text = _run_on_terminal([str(GNUBG), "-t", "-q", "-p", str(script)], {**os.environ, "HOME": tmp}, timeout)
         except (OSError, subprocess.TimeoutExpired):
@@ -222,7 +210,7 @@ def gnubg_cubeless_rollouts(
     with tempfile.TemporaryDirectory() as tmp:
         script = Path(tmp) / "rollout.py"
         for pid, mid, seed in items:
-            script.write_text(_CUBELESS_SCRIPT % {"setup": setup, "items": [(pid, mid, int(seed))]})
+            script.write_text(_SCRIPT % {"setup": setup, "items": [(pid, mid, int(seed))]})
             try:
                 text = _run_on_terminal(
                     [str(GNUBG), "-t", "-q", "-p", str(script)], {**os.environ, "HOME": tmp}, timeout

@@ -75,3 +75,18 @@ def _rows(data, key: str) -> int:
         header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
         shape = header(member)[0]
     return shape[0] if shape else 0
+
+
+def contact_split(specs: list[str], seed: int, held_out: float = 0.1):
+    """The contact positions of label sets split as ``fibsbot train fit`` splits them
+    (``nets.train.supervised.fit``: the first ``held_out`` of a permutation by ``seed``
+    held out): (boards, labels, held-out indices, training indices, the sets' extents)."""
+    from nets.train.supervised import split_by_net
+
+    read = [read_label_set(spec) for spec in specs]
+    boards = np.concatenate([b for b, _, _ in read])
+    labels = np.concatenate([lab for _, lab, _ in read])
+    contact_boards, contact_labels = split_by_net(boards, labels)["contact"]
+    perm = np.random.default_rng(seed).permutation(len(contact_boards))
+    cut = max(1, int(round(len(contact_boards) * held_out)))
+    return contact_boards, contact_labels, perm[:cut], perm[cut:], [extent for _, _, extent in read]
