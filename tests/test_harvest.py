@@ -65,6 +65,10 @@ def test_growing_refuses_what_it_cannot_keep():
         grow(net, hidden=5)
     with pytest.raises(NetError, match="does not extend"):
         input_map("contact2", "contact")
+    from nets.train.dense import DenseNet
+
+    with pytest.raises(NetError, match="one hidden layer"):
+        grow(DenseNet.create("contact2", (8, 4), seed=1).as_net(), hidden=12)
 
 
 def test_fit_pair_trains_copies_and_lowers_the_held_out_loss(agent):
