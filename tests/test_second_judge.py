@@ -140,13 +140,14 @@ def test_gnubg_rolls_out_the_same_position_from_the_same_seed_to_the_same_figure
     a = make_board(OPENING, {6: 5, 8: 3, 13: 5, 23: 2})
     b = make_board(OPENING, {6: 4, 8: 4, 13: 5, 24: 2})
     rows = [_row("same", a, a), _row("differ", a, b)]
-    judged = gnubg_judge.judge_rows(rows, SETTINGS, timeout=600)
+    few = SETTINGS | {"games": 8}  # what is tested holds for any count; gnubg's variance reduction is slow
+    judged = gnubg_judge.judge_rows(rows, few, timeout=600)
     same, differ = judged
     assert same["loss"] == 0.0 and same["ours"]["rollout"] == same["theirs"]["rollout"]
-    assert 0 < same["ours"]["rollout_stderr"] < 0.2
+    assert 0 < same["ours"]["rollout_stderr"] < 0.5
     assert differ["rollout_seed"] != same["rollout_seed"]
     # a decision's figures come from its key, not from where it stands among the others
-    (alone,) = gnubg_judge.judge_rows([rows[1]], SETTINGS, timeout=600)
+    (alone,) = gnubg_judge.judge_rows([rows[1]], few, timeout=600)
     assert {k: v for k, v in alone.items() if k != "cpu_seconds"} == {
         k: v for k, v in differ.items() if k != "cpu_seconds"
     }
