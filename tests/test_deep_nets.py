@@ -48,10 +48,11 @@ def _cumulative(raw: np.ndarray) -> np.ndarray:
     return p
 
 
-def test_the_engine_computes_what_the_trainer_fitted(positions):
+@pytest.mark.parametrize("hidden", [(24, 12), (16, 7)])  # the second layer's units in fours, and not
+def test_the_engine_computes_what_the_trainer_fitted(positions, hidden):
     boards, _ = positions
-    net = deep_net()
-    assert (net.arch, net.hidden, net.hidden2) == ("deep5", 24, 12)
+    net = deep_net(hidden=hidden)
+    assert (net.arch, net.hidden, net.hidden2) == ("deep5", *hidden)
     dense = DenseNet.from_net(net)
     expected = _cumulative(dense.outputs(encode_all("contact2", boards)))
     assert np.abs(net.probabilities(boards) - expected).max() < 2e-6
