@@ -46,6 +46,22 @@ def test_the_last_figures_of_each_rollout_are_its_result():
     assert parse_cubeless(ONE_ROLLOUT.replace("CL  0.0094]", "]").replace("CL  0.0170]", "]"), 1) is None
 
 
+def test_a_cubeful_rollout_reads_its_means_then_their_errors():
+    text = (
+        "ROLLOUT-START 0\n  0.5 0.1 0.0 - 0.5 0.1 0.0 CL  0.0100 CF  0.0200\n"
+        " [0.01 0.01 0.0 - 0.01 0.01 0.0 CL  0.0030 CF  0.0040]\nROLLOUT-END 0 2.5\n"
+    )
+    (result,) = gnubg_rollout._parse(text, 1)
+    assert (result.equity, result.equity_stderr, result.cubeless, result.cubeless_stderr, result.cpu_s) == (
+        0.02,
+        0.004,
+        0.01,
+        0.003,
+        2.5,
+    )
+    assert gnubg_rollout._parse(text.replace("ROLLOUT-END 0", "ROLLOUT-END 1"), 1) is None
+
+
 def _row(key: str, ours: np.ndarray, theirs: np.ndarray, count: int = 1) -> dict:
     return {
         "key": key,

@@ -140,24 +140,31 @@ def gnubg_cubeful_rollouts(
     return _parse(text, len(ids))
 
 
-def _parse(text: str, count: int) -> list[GnubgRollout] | None:
-    results: list[GnubgRollout] = []
+def _blocks(text: str, count: int) -> list[tuple[str, float]] | None:
+    """The printout of each of ``count`` rollouts between its START and END marks, with
+    its CPU seconds; None where one is missing or out of order."""
+    blocks = []
     for i in range(count):
         start = text.find(f"ROLLOUT-START {i}\n")
         end_match = _END.search(text, start if start >= 0 else 0)
         if start < 0 or end_match is None or int(end_match.group(1)) != i:
             return None
-        block = text[start : end_match.start()]
+        blocks.append((text[start : end_match.start()], float(end_match.group(2))))
+    return blocks
+
+
+def _parse(text: str, count: int) -> list[GnubgRollout] | None:
+    blocks = _blocks(text, count)
+    if blocks is None:
+        return None
+    results: list[GnubgRollout] = []
+    for block, cpu_s in blocks:
         figures = _FIGURES.findall(block)
         if len(figures) < 2:
             return None
         # the last pair: the means, then [the standard errors] (gnubg prints them in that order)
         (cubeless, equity), (cubeless_se, equity_se) = figures[-2], figures[-1]
-        results.append(
-            GnubgRollout(
-                float(equity), float(equity_se), float(cubeless), float(cubeless_se), float(end_match.group(2))
-            )
-        )
+        results.append(GnubgRollout(float(equity), float(equity_se), float(cubeless), float(cubeless_se), cpu_s))
     return results
 
 
@@ -227,15 +234,14 @@ def gnubg_cubeless_rollouts(
 def parse_cubeless(text: str, count: int) -> list[GnubgCubelessRollout] | None:
     """The final figures of each of ``count`` rollouts between their START and END
     marks (gnubg prints the running figures as it goes; the last pair is the result)."""
+    blocks = _blocks(text, count)
+    if blocks is None:
+        return None
     results: list[GnubgCubelessRollout] = []
-    for i in range(count):
-        start = text.find(f"ROLLOUT-START {i}\n")
-        end_match = _END.search(text, start if start >= 0 else 0)
-        if start < 0 or end_match is None or int(end_match.group(1)) != i:
-            return None
-        figures = _CUBELESS.findall(text[start : end_match.start()])
+    for block, cpu_s in blocks:
+        figures = _CUBELESS.findall(block)
         if not figures:
             return None
         equity, stderr = figures[-1]
-        results.append(GnubgCubelessRollout(float(equity), float(stderr), float(end_match.group(2))))
+        results.append(GnubgCubelessRollout(float(equity), float(stderr), cpu_s))
     return results
