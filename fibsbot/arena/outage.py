@@ -36,6 +36,7 @@ BOT = "outagebot"
 PASSWORD = "outage-drill-pw"
 FAULTS = ("refused", "lookup", "silent")
 _POLL_S = 0.05
+_CONSOLE_WAIT_S = 10.0  # how long a login may take to reach the console once the server has it
 PHASE_GRACE_S = 120.0
 DEFAULT_LOGIN_TIMEOUT_S = 30.0  # [server] login_timeout's default, left out of the settings file
 
@@ -113,6 +114,10 @@ class DaemonProcess:
 
     def console(self) -> list[str]:
         return self.stderr_path.read_text(errors="replace").splitlines()
+
+    def said(self, text: str) -> bool:
+        """Whether a console line holds ``text``."""
+        return self.stderr_path.exists() and any(text in line for line in self.console())
 
     def failed_attempts(self) -> int:
         log = self.config.parent / "data" / "log" / "fibsbot.jsonl"
@@ -223,6 +228,11 @@ async def run_outage(
             await asyncio.sleep(_POLL_S)
         if BOT in core.online:
             result.login_after_s = time.monotonic() - up
+            # the server knows of the login before the daemon has said so on its
+            # console; a SIGTERM in between would leave the console without it
+            said_by = time.monotonic() + _CONSOLE_WAIT_S
+            while not daemon.said(f"logged in as {BOT}") and daemon.returncode is None and time.monotonic() < said_by:
+                await asyncio.sleep(_POLL_S)
     finally:
         result.exit_code = await daemon.stop()
         result.console = daemon.console() if daemon.stderr_path.exists() else []
