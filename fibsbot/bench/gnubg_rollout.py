@@ -18,6 +18,7 @@ import select
 import subprocess
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -128,16 +129,21 @@ def gnubg_cubeful_rollouts(
     missing, does not answer in ``timeout`` seconds, or prints something unexpected."""
     if not gnubg_available():
         return None
-    ids = [(pid, mid) for pid, mid in positions]
+    items = [(pid, mid, None) for pid, mid in positions]
+    text = _printout(_setup(games, seed, varredn, jacoby, plies), items, timeout)
+    return None if text is None else _parse(text, len(items))
+
+
+def _printout(setup: list[str], items: Sequence[tuple[str, str, int | None]], timeout: float) -> str | None:
+    """What one gnubg process prints rolling out ``items`` after ``setup`` (``_SCRIPT``),
+    in a scratch home of its own; None where it cannot run or does not end in time."""
     with tempfile.TemporaryDirectory() as tmp:
         script = Path(tmp) / "rollout.py"
-        items = [(pid, mid, None) for pid, mid in ids]
-        script.write_text(_SCRIPT % {"setup": _setup(games, seed, varredn, jacoby, plies), "items": items})
+        script.write_text(_SCRIPT % {"setup": setup, "items": items})
         try:
-            text = _run_on_terminal([str(GNUBG), "-t", "-q", "-p", str(script)], {**os.environ, "HOME": tmp}, timeout)
+            return _run_on_terminal([str(GNUBG), "-t", "-q", "-p", str(script)], {**os.environ, "HOME": tmp}, timeout)
         except (OSError, subprocess.TimeoutExpired):
             return None
-    return _parse(text, len(ids))
 
 
 def _blocks(text: str, count: int) -> list[tuple[str, float]] | None:
@@ -214,20 +220,12 @@ def gnubg_cubeless_rollouts(
         return None
     results: list[GnubgCubelessRollout] = []
     setup = _cubeless_setup(games, varredn, plies)
-    with tempfile.TemporaryDirectory() as tmp:
-        script = Path(tmp) / "rollout.py"
-        for pid, mid, seed in items:
-            script.write_text(_SCRIPT % {"setup": setup, "items": [(pid, mid, int(seed))]})
-            try:
-                text = _run_on_terminal(
-                    [str(GNUBG), "-t", "-q", "-p", str(script)], {**os.environ, "HOME": tmp}, timeout
-                )
-            except (OSError, subprocess.TimeoutExpired):
-                return None
-            parsed = parse_cubeless(text, 1)
-            if parsed is None:
-                return None
-            results += parsed
+    for pid, mid, seed in items:
+        text = _printout(setup, [(pid, mid, int(seed))], timeout)
+        parsed = None if text is None else parse_cubeless(text, 1)
+        if parsed is None:
+            return None
+        results += parsed
     return results
 
 
