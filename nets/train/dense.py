@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from engine.eval.encode import encode_into, input_size
+from engine.eval.encode import encode_into, encoding_id, input_size
 from engine.eval.net import Net
 from nets.train.distill import ACTIVE_INPUTS
 
@@ -37,13 +37,11 @@ def _encode_rows(encoding, boards, out):
         encode_into(encoding, boards[i], out[i])
 
 
-def encode_all(encoding: str, boards: np.ndarray, out_dtype=np.float32) -> np.ndarray:
+def encode_all(encoding: str, boards: np.ndarray) -> np.ndarray:
     """Every board's inputs, one row each (float32: 944 bytes a contact2 position)."""
-    from engine.eval.encode import encoding_id
-
     out = np.zeros((len(boards), input_size(encoding)), dtype=np.float32)
     _encode_rows(encoding_id(encoding), np.ascontiguousarray(boards, np.int8), out)
-    return out.astype(out_dtype, copy=False)
+    return out
 
 
 def _sigmoid(z: np.ndarray) -> np.ndarray:
@@ -104,20 +102,15 @@ class DenseNet:
 
     def save(self, path, card: dict) -> None:
         """``path`` (``NAME.dense.npz``): every layer's weights and biases, and the card."""
-        arrays: dict[str, np.ndarray] = {f"W{k}": w for k, w in enumerate(self.weights)}
-        arrays |= {f"b{k}": b for k, b in enumerate(self.biases)}
+        arrays = _layer_arrays("", self)
         arrays |= {"card": np.array(json.dumps(card)), "encoding": np.array(self.encoding)}
-        np.savez_compressed(path, **arrays)  # type: ignore[arg-type]  # numpy's stub gives **kwds the type of allow_pickle
+        _save_npz(Path(path), arrays)
 
     @classmethod
     def load(cls, path) -> DenseNet:
         with np.load(path) as data:
             layers = sum(1 for k in data.files if k.startswith("W"))
-            return cls(
-                str(data["encoding"]),
-                [data[f"W{k}"].astype(np.float32) for k in range(layers)],
-                [data[f"b{k}"].astype(np.float32) for k in range(layers)],
-            )
+            return _layers_from(data, "", str(data["encoding"]), layers)
 
     @classmethod
     def from_net(cls, net: Net) -> DenseNet:
@@ -280,8 +273,25 @@ class _Run:
 
 
 def _layer_arrays(prefix: str, net: DenseNet) -> dict[str, np.ndarray]:
+    """A net's layers as named arrays of a ``.npz`` (``{prefix}W0``, ``{prefix}b0``, ...)."""
     arrays = {f"{prefix}W{k}": w for k, w in enumerate(net.weights)}
     return arrays | {f"{prefix}b{k}": b for k, b in enumerate(net.biases)}
+
+
+def _layers_from(data, prefix: str, encoding: str, layers: int) -> DenseNet:
+    """The net ``_layer_arrays`` wrote into an open ``.npz``."""
+    return DenseNet(
+        encoding,
+        [data[f"{prefix}W{k}"].astype(np.float32) for k in range(layers)],
+        [data[f"{prefix}b{k}"].astype(np.float32) for k in range(layers)],
+    )
+
+
+def _save_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
+    """``arrays`` compressed into ``path``, written whole or not at all."""
+    tmp = path.with_name(path.name + ".tmp.npz")
+    np.savez_compressed(tmp, **arrays)  # type: ignore[arg-type]  # numpy's stub gives **kwds the type of allow_pickle
+    os.replace(tmp, path)
 
 
 def _save_checkpoint(path: Path, net: DenseNet, run: _Run, settings: DenseSettings) -> None:
@@ -300,9 +310,7 @@ def _save_checkpoint(path: Path, net: DenseNet, run: _Run, settings: DenseSettin
         "done": run.done,
     }
     arrays["meta"] = np.array(json.dumps(meta))
-    tmp = path.with_name(path.name + ".tmp.npz")
-    np.savez_compressed(tmp, **arrays)  # type: ignore[arg-type]  # numpy's stub gives **kwds the type of allow_pickle
-    os.replace(tmp, path)
+    _save_npz(path, arrays)
 
 
 def _load_checkpoint(path: Path, net: DenseNet, settings: DenseSettings) -> _Run:
@@ -314,11 +322,9 @@ def _load_checkpoint(path: Path, net: DenseNet, settings: DenseSettings) -> _Run
         layers = len(net.weights)
         if f"net_W{layers - 1}" not in data.files or f"net_W{layers}" in data.files:
             raise ValueError(f"{path} is the checkpoint of a net of another depth")
-        net.weights = [data[f"net_W{k}"] for k in range(layers)]
-        net.biases = [data[f"net_b{k}"] for k in range(layers)]
-        best_net = DenseNet(
-            net.encoding, [data[f"best_W{k}"] for k in range(layers)], [data[f"best_b{k}"] for k in range(layers)]
-        )
+        now = _layers_from(data, "net_", net.encoding, layers)
+        net.weights, net.biases = now.weights, now.biases
+        best_net = _layers_from(data, "best_", net.encoding, layers)
         adam = _AdamW(net)
         adam.m = [data[f"adam_m{k}"] for k in range(len(adam.m))]
         adam.v = [data[f"adam_v{k}"] for k in range(len(adam.v))]
