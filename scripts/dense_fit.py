@@ -27,10 +27,9 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.eval.evaluator import Evaluator  # noqa: E402
+from nets.player import NETS_DIR, resolve_net_path  # noqa: E402
 from nets.train.dense import DenseNet, DenseSettings, encode_all, train_dense  # noqa: E402
 from nets.train.label_sets import contact_split  # noqa: E402
-
-NETS = Path(__file__).resolve().parents[1] / "nets"
 
 
 def split(specs: list[str], seed: int, held_out: float, limit: int):
@@ -70,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.convert:
         with np.load(args.convert) as data:
             card = json.loads(str(data["card"]))
-        save_net(DenseNet.load(args.convert), NETS / args.name, card | {"name": args.name}, args.net)
+        save_net(DenseNet.load(args.convert), NETS_DIR / args.name, card | {"name": args.name}, args.net)
         return 0
     if not args.data:
         parser.error("give the label sets to fit, or --convert")
@@ -79,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     x, x_held = encode_all(args.encoding, boards), encode_all(args.encoding, held_boards)
     print(f"{len(x):,} training and {len(x_held):,} held-out contact positions encoded", flush=True)
     if args.start:
-        net = DenseNet.from_net(Evaluator.load(NETS / args.start).contact)
+        net = DenseNet.from_net(Evaluator.load(resolve_net_path(args.start)).contact)
     else:
         net = DenseNet.create(args.encoding, tuple(args.hidden), args.seed)
     settings = DenseSettings(
@@ -115,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
             "fit": {"contact": report.as_dict()},
         },
     }
-    save_net(net, NETS / args.name, card, args.net)
+    save_net(net, NETS_DIR / args.name, card, args.net)
     print(f"best held-out {min(report.held_out_loss):.5f} at epoch {report.best_epoch}")
     return 0
 
@@ -129,7 +128,7 @@ def save_net(net: DenseNet, target: Path, card: dict, race_from: str) -> None:
         print(f"wrote {target}.dense.npz")
         return
     net.as_net().save(target.with_suffix(".npz"), role="contact", **card)
-    race = Evaluator.load(NETS / race_from).race
+    race = Evaluator.load(resolve_net_path(race_from)).race
     if race is not None:
         race.save(Path(f"{target}.race.npz"), role="race", name=card["name"], kept_from=race_from)
     print(f"wrote {target}.npz")

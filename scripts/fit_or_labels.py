@@ -36,6 +36,7 @@ from engine.eval.encode import encode_into  # noqa: E402
 from engine.eval.evaluator import Evaluator  # noqa: E402
 from engine.eval.forward import hidden_layer, raw_outputs  # noqa: E402
 from engine.eval.net import cubeless_equities  # noqa: E402
+from nets.player import resolve_net_path  # noqa: E402
 from nets.train.label_sets import contact_split, read_label_set  # noqa: E402
 
 EPS = 1e-7
@@ -81,7 +82,7 @@ def measure(nets: list[str], boards, labels, ref_index, ref_labels) -> dict:
         "nets": {},
     }
     for name in nets:
-        net = Evaluator.load(_net_file(name)).contact
+        net = Evaluator.load(resolve_net_path(name)).contact
         probs = raw(net, boards)
         loss = cross_entropy(probs, labels)
         excess = loss - floor
@@ -97,13 +98,6 @@ def measure(nets: list[str], boards, labels, ref_index, ref_labels) -> dict:
             entry["net_vs_reference_x1000"] = mean_abs(probs[ref_index], ref_labels)
         report["nets"][name] = entry
     return report
-
-
-def _net_file(name: str) -> Path:
-    path = Path(name)
-    if path.with_suffix(".npz").exists():
-        return path
-    return Path(__file__).resolve().parents[1] / "nets" / name
 
 
 @njit(cache=True)
