@@ -1,12 +1,12 @@
 """``deep5`` nets (two hidden layers) through every evaluation path: the full forward
-pass, the incremental ones, the split evaluation, the search's root sets, the files."""
+pass, the incremental ones, the split evaluation, the files (the search's root sets:
+``tests/test_incremental.py``)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from engine.eval.eval_sets import static_set
 from engine.eval.evaluator import Evaluator
 from engine.eval.incremental import (
     evaluate_replies,
@@ -20,8 +20,6 @@ from engine.eval.net import Net, NetError
 from engine.eval.pubeval import board_has_contact
 from engine.eval.split_eval import evaluate_split
 from engine.rules.moves import MoveBuffers, generate_moves
-from engine.search.context import make_context
-from engine.search.nply import value0
 from fibsbot.bench.speed import real_game_positions
 from nets.train.dense import DenseNet, encode_all
 
@@ -119,23 +117,6 @@ def test_incremental_and_split_evaluations_equal_the_full_one(positions):
     for i, board in enumerate(contact):
         evaluate_split(*net.arrays(), board, x, h, own, key, rows, deltas, raw, split[i])
     assert np.abs(split - net.probabilities(contact)).max() < 1e-5
-
-
-def test_a_search_over_a_deep_contact_net_scores_its_root_as_one_by_one(positions):
-    boards, dice = positions
-    shipped = Evaluator.load("nets/default.npz")
-    ctx = make_context(Evaluator(deep_net(), shipped.race, "deep", shipped.prune))
-    flipped = np.zeros((2, 25), np.int8)
-    p = np.zeros(5, np.float32)
-    seen = 0
-    for results in _roll_sets(boards, dice, every=9):
-        out = np.zeros((len(results), 5), np.float32)
-        static_set(ctx, results, len(results), out)
-        for i, board in enumerate(results):
-            value0(ctx, board, flipped, p, False)
-            assert np.abs(out[i] - p).max() < 1e-5
-            seen += 1
-    assert seen > 50
 
 
 def test_a_second_layer_wider_than_the_buffers_is_refused():

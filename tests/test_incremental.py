@@ -104,10 +104,21 @@ def test_shipped_nets_incremental_equal_full(roll_sets):
             assert np.abs(probabilities_near(net, flipped) - net.probabilities(flipped)).max() < 1e-5
 
 
-def test_static_set_equals_one_by_one(roll_sets):
+def _deep_contact_net() -> Net:
+    from nets.train.dense import DenseNet
+
+    return DenseNet.create("contact2", (24, 12), seed=4).as_net()
+
+
+@pytest.mark.parametrize("contact", ["shipped", "deep5"])
+def test_static_set_equals_one_by_one(roll_sets, contact):
     """The root of a decision: every candidate evaluated by the fitting net (or the
-    bearoff database, or as a finished game) as the single-board path does."""
-    ctx = make_context(Evaluator.load("nets/default.npz"))
+    bearoff database, or as a finished game) as the single-board path does; also with
+    a contact net of two hidden layers beside the shipped race and pruning nets."""
+    shipped = Evaluator.load("nets/default.npz")
+    if contact == "deep5":
+        shipped = Evaluator(_deep_contact_net(), shipped.race, "deep", shipped.prune)
+    ctx = make_context(shipped)
     flipped = np.zeros((2, 25), np.int8)
     p = np.zeros(5, np.float32)
     seen = 0
