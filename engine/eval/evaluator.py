@@ -152,6 +152,9 @@ class Evaluator:
     race: Net | None = None
     name: str = "net"
     prune: Net | None = None  # a small net that pre-selects replies inside a search
+    # a one-layer net that picks the few moves a costly contact net (two hidden layers)
+    # scores at a 0-ply root (``engine.eval.static.prune_root``)
+    root: Net | None = None
 
     def kernel_params(self) -> NetPair:
         race = self.race or self.contact
@@ -188,11 +191,14 @@ class Evaluator:
 
     @classmethod
     def load(cls, path: str | Path) -> Evaluator:
-        """A net file, or a pair: ``X.npz`` with ``X.race.npz`` beside it."""
+        """A net file, or a pair: ``X.npz`` with ``X.race.npz`` beside it (and ``X.prune.npz``,
+        ``X.root.npz`` where they are there)."""
         path = Path(path).with_suffix(".npz")
         contact = Net.load(path)
         race_path = path.with_name(path.stem + ".race.npz")
         race = Net.load(race_path) if race_path.exists() else None
         prune_path = path.with_name(path.stem + ".prune.npz")
         prune = Net.load(prune_path) if prune_path.exists() else None
-        return cls(contact, race, path.stem, prune)
+        root_path = path.with_name(path.stem + ".root.npz")
+        root = Net.load(root_path) if root_path.exists() else None
+        return cls(contact, race, path.stem, prune, root)

@@ -194,7 +194,7 @@ class Agent:
         (interpreted, compiling nothing, until ``search_ready``)."""
         rank = rank_static if self.searching() else rank_interpreted
         rank(self.ctx, self._root.boards, n, np.asarray(weights, np.float64), self._equities, self._probs, self._plies)
-        return self._ranked(n, np.zeros(n, np.int64))
+        return self._ranked(n, np.minimum(self._plies[:n], 0))  # 0, or PRUNED (last)
 
     def _ranked(self, n: int, plies: np.ndarray) -> list[RankedMove]:
         """The root buffers' ``n`` results with their figures, each at depth ``plies[i]``: a

@@ -30,6 +30,10 @@ _MIX = np.uint64(0x9E3779B97F4A7C15)
 
 
 PRUNE_KEEP = 4  # replies a pruning net passes on to the full net inside a lookahead
+# moves a root net (``Evaluator.root``) passes on to a costly contact net at a 0-ply
+# decision's root (``engine.eval.static.prune_root``): with the one-layer default as the
+# root net, the best move of d400x128 is among its 4 favourites in 99.2% of 4,000 decisions
+ROOT_PRUNE_KEEP = 4
 
 
 class SearchContext(NamedTuple):
@@ -54,16 +58,30 @@ class SearchContext(NamedTuple):
     own_key: np.ndarray  # KEY_SIZE: the row those sums belong to
     prune_net: NetArrays  # the pruning net (the contact net where there is none)
     prune_keep: int  # replies it passes on to the full net (0: no pruning)
+    root_net: NetArrays  # the net that picks the moves the full net scores at a 0-ply root
+    root_keep: int  # how many (0: the full net scores every move)
     reply_scratch: ReplyScratch  # a set's pass (``engine.eval.incremental``)
     set_scratch: SetScratch  # a root set's (``engine.eval.eval_sets.static_set``)
 
 
-def make_context(evaluator, cache_bits: int = CACHE_BITS, prune: bool = True) -> SearchContext:
+def make_context(
+    evaluator, cache_bits: int = CACHE_BITS, prune: bool = True, root_keep: int | None = None
+) -> SearchContext:
     """The numba-side context of ``evaluator``, its pruning net (``evaluator.prune``)
-    used when ``prune`` is set, and a cache of ``2**cache_bits`` positions."""
+    used when ``prune`` is set, and a cache of ``2**cache_bits`` positions.
+
+    ``root_keep``: the moves the evaluator's root net (``Evaluator.root``, which a
+    contact net of two hidden layers comes with: its full evaluation costs several times
+    a one-layer net's) passes on to the full net at a 0-ply root; by default
+    ``ROOT_PRUNE_KEEP`` where there is a root net, else 0: the full net scores every move."""
     size = 1 << cache_bits
     small = evaluator.prune if prune and evaluator.prune is not None else evaluator.contact
     keep = PRUNE_KEEP if prune and evaluator.prune is not None else 0
+    root = evaluator.root
+    if root_keep is None:
+        root_keep = ROOT_PRUNE_KEEP if root is not None else 0
+    if root_keep < 0 or (root_keep and root is None):
+        raise ValueError(f"root_keep must be 0, or a number of moves with a root net, not {root_keep!r}")
     return SearchContext(
         nets=evaluator.kernel_params(),
         bearoff=bearoff_tables(load_bearoff_db()),
@@ -78,6 +96,8 @@ def make_context(evaluator, cache_bits: int = CACHE_BITS, prune: bool = True) ->
         own_key=np.zeros(KEY_SIZE, np.float32),
         prune_net=small.arrays(),
         prune_keep=keep,
+        root_net=(root or evaluator.contact).arrays(),
+        root_keep=root_keep,
         reply_scratch=make_reply_scratch(),
         set_scratch=make_set_scratch(),
     )

@@ -38,7 +38,14 @@ from engine.eval.eval_sets import (
 )
 from engine.eval.incremental import evaluate_replies
 from engine.eval.net import equity_of
-from engine.eval.static import WON, evaluate_static, weighted_equity  # noqa: F401  (part of this module's face)
+from engine.eval.static import (  # noqa: F401  (part of this module's face)
+    PRUNED,
+    WON,
+    best_of,
+    evaluate_static,
+    prune_root,
+    weighted_equity,
+)
 from engine.rules.boards import flip_into as _flip
 from engine.rules.dice import DISTINCT_ROLLS as ROLLS
 from engine.rules.dice import ROLL_WEIGHTS
@@ -258,6 +265,8 @@ def rank_candidates(ctx, candidates, n, ply, filters, weights, buf2, buf1, equit
     probabilities and the ply each was last evaluated at; returns the best index.
     A move that ends the game is always chosen (its value is exact).
     """
+    if ply == 0 and _pruned_root(ctx, candidates, n, weights, equities, probs, plies):
+        return best_of(plies, equities, n)
     static_set(ctx, candidates, n, probs)
     for i in range(n):
         equities[i] = weighted_equity(probs[i], weights)
@@ -266,11 +275,37 @@ def rank_candidates(ctx, candidates, n, ply, filters, weights, buf2, buf1, equit
             plies[i] = WON  # exact: never re-searched, always preferred
     if ply > 0:
         _deeper(ctx, candidates, n, ply, filters, weights, buf2, buf1, equities, probs, plies)
-    best = -1
+    return best_of(plies, equities, n)
+
+
+@njit(cache=True)
+def _pruned_root(ctx, candidates, n, weights, equities, probs, plies):
+    """A 0-ply decision's root pruned (``engine.eval.static.prune_root``): the root net's
+    favourites scored by the full net as one set, the rest ``PRUNED`` with the root
+    net's figures; False where the root is not pruned (nothing done)."""
+    chosen = np.ones(n, np.bool_)
+    if not prune_root(ctx, candidates, n, weights, chosen, probs):
+        return False
+    keep = ctx.root_keep
+    few = np.empty((keep, 2, 25), np.int8)
+    where = np.empty(keep, np.int64)
+    m = 0
     for i in range(n):
-        if best < 0 or plies[i] > plies[best] or (plies[i] == plies[best] and equities[i] > equities[best]):
-            best = i
-    return best
+        equities[i] = weighted_equity(probs[i], weights)
+        plies[i] = PRUNED
+        if chosen[i]:
+            few[m] = candidates[i]
+            where[m] = i
+            m += 1
+    few_probs = np.empty((keep, 5), np.float32)
+    static_set(ctx, few, m, few_probs)
+    for c in range(m):
+        i = where[c]
+        for j in range(5):
+            probs[i, j] = few_probs[c, j]
+        equities[i] = weighted_equity(few_probs[c], weights)
+        plies[i] = 0
+    return True
 
 
 @njit(cache=True)
