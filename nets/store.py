@@ -71,14 +71,17 @@ class NetStore:
 
 
 def write_nets(evaluator: Evaluator, folder: Path, **card_updates) -> Path:
-    """``evaluator``'s nets as ``folder/net.npz`` (+ ``net.race.npz``, ``net.prune.npz``),
-    each with its card: the spec ``net:FOLDER/net`` plays them."""
+    """``evaluator``'s nets as ``folder/net.npz`` (+ ``net.race.npz``, ``net.prune.npz``,
+    ``net.root.npz``), each with its card: the spec ``net:FOLDER/net`` plays them."""
     evaluator.contact.save(folder / NET_FILE, role="contact", **card_updates)
     if evaluator.race is not None:
         evaluator.race.save(folder / "net.race.npz", role="race", **card_updates)
     if evaluator.prune is not None:
         stamp = {"version": card_updates["version"]} if "version" in card_updates else {}
         evaluator.prune.save(folder / "net.prune.npz", role="pruning", **stamp)
+    if evaluator.root is not None:
+        stamp = {"version": card_updates["version"]} if "version" in card_updates else {}
+        evaluator.root.save(folder / "net.root.npz", role="root", **stamp)
     return folder
 
 

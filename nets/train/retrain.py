@@ -48,6 +48,7 @@ from nets.store import NetStore, keep_refused
 from nets.train.benchmark.scoring import Benchmark, read_benchmark
 from nets.train.candidates import decision_candidates
 from nets.train.dances import dance_positions
+from nets.train.deep_fit import FINE_TUNE_LR, fit_deep
 from nets.train.gate import against, head_to_head, judge, paired_benchmark
 from nets.train.label_chunks import clear as clear_chunks
 from nets.train.label_chunks import label_in_chunks
@@ -72,6 +73,7 @@ class RetrainConfig:
     # the benchmark (5.90 -> 6.87) and against pubeval; 0.005 gained a little
     epochs: int = 12
     lr: float = 0.005
+    deep_lr: float = FINE_TUNE_LR  # AdamW's step for a net of two hidden layers (``nets.train.deep_fit``)
     lr_decay: float = 0.9
     patience: int = 3
     mix_ratio: float = DEFAULT_RATIO  # shipped positions per position of the retrain's own set
@@ -365,17 +367,18 @@ def _train_candidate(incumbent: Agent, training: TrainingSet, config: RetrainCon
         incumbent.evaluator.race.copy() if incumbent.evaluator.race else None,
         name="candidate",
         prune=incumbent.evaluator.prune,
+        root=incumbent.evaluator.root,
     )
     boards, labels, report.mix = mix(training.boards, training.labels, shipped_sets(), config.mix_ratio, config.seed)
     parts = split_by_net(boards, labels)
     for role, net in (("contact", candidate.contact), ("race", candidate.race)):
         if net is None or len(parts[role][0]) < 50:
             continue
-        fitted = fit(
+        fitted = (fit_deep if net.hidden2 else fit)(
             net,
             *parts[role],
             epochs=config.epochs,
-            lr=config.lr,
+            lr=config.deep_lr if net.hidden2 else config.lr,
             lr_decay=config.lr_decay,
             patience=config.patience,
             seed=config.seed,
