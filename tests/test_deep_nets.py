@@ -123,3 +123,19 @@ def test_a_second_layer_wider_than_the_buffers_is_refused():
     wide = deep_net(hidden=(8, MAX_SECOND_HIDDEN + 1))
     with pytest.raises(ValueError, match="second hidden layer"):
         Evaluator(wide).kernel_params()
+
+
+@pytest.mark.parametrize("units", [12, 7])  # in fours, and not
+def test_the_second_layer_of_two_positions_at_once_is_each_ones(units):
+    from engine.eval.forward import second_layer, second_layer_pair
+
+    rng = np.random.default_rng(units)
+    W = np.asfortranarray(rng.normal(0, 0.3, (24, units)).astype(np.float32))
+    b = rng.normal(0, 0.3, units).astype(np.float32)
+    h, g = rng.uniform(0, 1, (2, 24)).astype(np.float32)
+    alone_h, alone_g, pair_h, pair_g = np.zeros((4, units), np.float32)
+    second_layer(W, b, h, alone_h)
+    second_layer(W, b, g, alone_g)
+    second_layer_pair(W, b, h, g, pair_h, pair_g)
+    np.testing.assert_allclose(pair_h, alone_h, atol=1e-6)
+    np.testing.assert_allclose(pair_g, alone_g, atol=1e-6)

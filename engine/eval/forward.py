@@ -184,6 +184,59 @@ def second_layer(W2, b2, h, out):
         out[k] = sigmoid(acc + b2[k])
 
 
+@njit(cache=True, fastmath=True, error_model="numpy")
+def second_layer_pair(W2, b2, h, g, out_h, out_g):
+    """``second_layer`` of two first layers at once (``h`` and ``g``, of equal length):
+    each weight is loaded once for both, so the weights (205 KB for 400 x 128, more
+    than the first-level cache holds) stream in half as often per position."""
+    n_units = W2.shape[1]
+    blocked = n_units - n_units % 4
+    for k in range(0, blocked, 4):
+        a0 = a1 = a2 = a3 = c0 = c1 = c2 = c3 = np.float32(0.0)
+        for j in range(h.shape[0]):
+            x = h[j]
+            y = g[j]
+            w0 = W2[j, k]
+            w1 = W2[j, k + 1]
+            w2 = W2[j, k + 2]
+            w3 = W2[j, k + 3]
+            a0 += x * w0
+            a1 += x * w1
+            a2 += x * w2
+            a3 += x * w3
+            c0 += y * w0
+            c1 += y * w1
+            c2 += y * w2
+            c3 += y * w3
+        out_h[k] = sigmoid(a0 + b2[k])
+        out_h[k + 1] = sigmoid(a1 + b2[k + 1])
+        out_h[k + 2] = sigmoid(a2 + b2[k + 2])
+        out_h[k + 3] = sigmoid(a3 + b2[k + 3])
+        out_g[k] = sigmoid(c0 + b2[k])
+        out_g[k + 1] = sigmoid(c1 + b2[k + 1])
+        out_g[k + 2] = sigmoid(c2 + b2[k + 2])
+        out_g[k + 3] = sigmoid(c3 + b2[k + 3])
+    for k in range(blocked, n_units):
+        acc = np.float32(0.0)
+        acc2 = np.float32(0.0)
+        for j in range(h.shape[0]):
+            acc += h[j] * W2[j, k]
+            acc2 += g[j] * W2[j, k]
+        out_h[k] = sigmoid(acc + b2[k])
+        out_g[k] = sigmoid(acc2 + b2[k])
+
+
+@njit(cache=True, fastmath=True)
+def deep_probs_pair(W2, b2, W3, b3, h, g, raw, raw_g, probs, probs_g):
+    """``net_probs`` of a ``deep5`` net for two first hidden layers at once
+    (``second_layer_pair``): ``raw`` and ``raw_g`` are each ``RAW_LANES`` of scratch."""
+    second = raw[OUTPUT_LANES : OUTPUT_LANES + W2.shape[1]]
+    second_g = raw_g[OUTPUT_LANES : OUTPUT_LANES + W2.shape[1]]
+    second_layer_pair(W2, b2, h, g, second, second_g)
+    gnubg5_probs(W3, b3, second, raw, probs)
+    gnubg5_probs(W3, b3, second_g, raw_g, probs_g)
+
+
 @njit(cache=True, fastmath=True, inline="always")
 def net_probs(arch, W2, b2, W3, b3, h, raw, probs):
     """Five probabilities from the first hidden layer ``h`` (``raw``: ``RAW_LANES``

@@ -37,7 +37,7 @@ from engine.eval.encode import (
     tail_ranges,
 )
 from engine.eval.limits import MAX_HIDDEN, MAX_INPUTS, RAW_LANES
-from engine.eval.net import add_row, add_rows4, first_layer, net_probs, sigmoid
+from engine.eval.net import DEEP5, add_row, add_rows4, deep_probs_pair, first_layer, net_probs, sigmoid
 
 SLOTS = 3
 CONTACT_SLOT, RACE_SLOT, PRUNE_SLOT = 0, 1, 2
@@ -207,13 +207,19 @@ def evaluate_replies_chained(W1, b1, W2, b2, W3, b3, arch, enc, boards, n, scrat
     result starts from the first again, so rounding cannot build up along a long
     set; a set's figures still depend only on the set.  Worth it for a wide hidden
     layer (a decision's root); for the pruning net following the chain costs more
-    than the rows it saves."""
+    than the rows it saves.
+
+    A ``deep5`` net's second layer runs for two results at once (``deep_probs_pair``):
+    its weights stream from memory once for both."""
     xr, x, ar, h = scratch.ref_inputs, scratch.inputs, scratch.ref_sums, scratch.hidden
     raw, flipped, rows, deltas = scratch.raw, scratch.flipped, scratch.rows, scratch.deltas
     x2, sums, sums2 = chain_scratch.even_inputs, chain_scratch.odd_sums, chain_scratch.even_sums
     n_in, n_hidden = W1.shape
     hs = h[:n_hidden]
     layout = _layout(enc)
+    paired = arch == DEEP5
+    held = np.empty(n_hidden if paired else 0, np.float32)  # an even result's layer, waiting for its pair
+    raw_held = np.empty(RAW_LANES if paired else 0, np.float32)
     for i in range(n):
         for p in range(25):
             flipped[0, p] = boards[i, 1, p]
@@ -240,7 +246,13 @@ def evaluate_replies_chained(W1, b1, W2, b2, W3, b3, arch, enc, boards, n, scrat
             add_rows(sd, start, W1, rows, deltas, m)
             for j in range(n_hidden):
                 hs[j] = sigmoid(sd[j])
-        net_probs(arch, W2, b2, W3, b3, hs, raw, probs_out[i])
+        if paired and i % 2 == 0 and i + 1 < n:
+            for j in range(n_hidden):
+                held[j] = hs[j]
+        elif paired and i % 2 == 1:
+            deep_probs_pair(W2, b2, W3, b3, held, hs, raw_held, raw, probs_out[i - 1], probs_out[i])
+        else:
+            net_probs(arch, W2, b2, W3, b3, hs, raw, probs_out[i])
 
 
 @njit(cache=True, inline="always")
