@@ -109,8 +109,12 @@ def test_renaming_a_state_to_player0():
 def test_search_benchmarks_report_their_keys():
     from fibsbot.bench.search import bench_ply0, bench_ply2
 
-    zero = bench_ply0(repeats=1)
+    zero = bench_ply0(repeats=2)
     assert zero["ply0_decisions_per_s"] > 0 and zero["ply0"]["decisions"] > 1000
+    reference = zero["ply0"]["reference_gnubg_nn"]
+    if isinstance(reference, dict):  # gnubg-nn installed: timed in turn, the ratio of each repeat's pair
+        low, high = zero["ply0"]["ratio_range"]
+        assert low <= zero["ply0"]["ratio_vs_gnubg_nn"] <= high
     two = bench_ply2(decisions=4, reference_decisions=2)
     assert 0 < two["ply2_decision_median_s"] <= two["ply2_decision_p99_s"]
     assert two["ply2"]["decisions"] == 4 and "reference_gnubg" in two["ply2"]

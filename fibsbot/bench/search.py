@@ -23,7 +23,7 @@ from numba import njit
 
 from engine.rules.moves import MoveBuffers, generate_moves
 from engine.search.nply import rank_candidates
-from fibsbot.bench.speed import _rate, _timed, real_game_positions, register_benchmark
+from fibsbot.bench.speed import _rate, real_game_positions, register_benchmark
 
 GNUBG = Path("/usr/games/gnubg")
 
@@ -60,20 +60,20 @@ def decision_positions(count: int, seed: int = 2024) -> tuple[np.ndarray, np.nda
 
 
 def bench_ply0(repeats: int = 5) -> dict:
+    """Our 0-ply decisions a second, and gnubg-nn's on the same decisions: the two
+    timed in turn, repeat by repeat, so that the ratio compares runs made under the
+    same load (this kind of machine's speed drifts by 10-30% within minutes); the
+    ratio is the median of the repeats' own ratios."""
     agent, what = _agent(0)
     positions, dice = decision_positions(4000)
 
-    def run():
+    def ours():
         agent.clear_cache()  # a fresh position every time, as at the root of a real game
-        _decide_all(
-            agent.ctx,
-            positions,
-            dice,
-            0,
-            *agent.self_play_scratch(),
-        )
+        _decide_all(agent.ctx, positions, dice, 0, *agent.self_play_scratch())
 
-    rate = _rate(len(positions), _timed(run, repeats))
+    theirs = gnubg_nn_decider(positions, dice)
+    ours_times, theirs_times = alternated(ours, theirs, repeats)
+    rate = _rate(len(positions), ours_times)
     result = {
         "ply0_decisions_per_s": rate["median"],
         "ply0": {
@@ -83,18 +83,45 @@ def bench_ply0(repeats: int = 5) -> dict:
             "sample": "pubeval self-play turns with more than one legal move",
         },
     }
-    reference = gnubg_nn_decision_rate(positions, dice)
-    if reference is None:
+    if theirs is None:
         result["ply0"]["reference_gnubg_nn"] = "skipped: gnubg-nn not installed"
-    else:
-        result["ply0"]["reference_gnubg_nn"] = reference
-        result["ply0"]["ratio_vs_gnubg_nn"] = rate["median"] / reference["decisions_per_s"]
+        return result
+    reference = _rate(len(positions), theirs_times)
+    result["ply0"]["reference_gnubg_nn"] = {
+        "decisions_per_s": reference["median"],
+        "min": reference["min"],
+        "max": reference["max"],
+        "decisions": len(positions),
+        "note": "gnubg-nn best_move(board, d1, d2) at 0-ply, one Python call per decision, "
+        "timed in turn with ours",
+    }
+    pair_ratios = sorted(t / o for o, t in zip(ours_times, theirs_times))
+    result["ply0"]["ratio_vs_gnubg_nn"] = statistics.median(pair_ratios)
+    result["ply0"]["ratio_range"] = [pair_ratios[0], pair_ratios[-1]]
     return result
 
 
-def gnubg_nn_decision_rate(positions: np.ndarray, dice: np.ndarray, repeats: int = 3) -> dict | None:
+def alternated(first, second, repeats: int) -> tuple[list[float], list[float]]:
+    """Seconds of ``repeats`` runs of each of two callables, timed in turn (``second``
+    may be None: only ``first`` is timed); each is run once first, untimed."""
+    first()
+    if second is not None:
+        second()
+    times: tuple[list[float], list[float]] = ([], [])
+    for _ in range(repeats):
+        for fn, out in ((first, times[0]), (second, times[1])):
+            if fn is None:
+                continue
+            start = time.perf_counter()
+            fn()
+            out.append(time.perf_counter() - start)
+    return times
+
+
+def gnubg_nn_decider(positions: np.ndarray, dice: np.ndarray):
     """The reference: gnubg's own 0-ply move choice in-process (gnubg-nn's
-    ``best_move``, its nets and pruning), same positions and rolls, median of repeats."""
+    ``best_move``, its nets and pruning) of every decision, as one callable; None
+    where gnubg-nn is not installed."""
     try:
         import gnubg_nn
     except ImportError:
@@ -106,14 +133,7 @@ def gnubg_nn_decision_rate(positions: np.ndarray, dice: np.ndarray, repeats: int
         for board, d1, d2 in sample:
             gnubg_nn.best_move(board, d1, d2)
 
-    rate = _rate(len(sample), _timed(run, repeats))
-    return {
-        "decisions_per_s": rate["median"],
-        "min": rate["min"],
-        "max": rate["max"],
-        "decisions": len(sample),
-        "note": "gnubg-nn best_move(board, d1, d2) at 0-ply, one Python call per decision",
-    }
+    return run
 
 
 def _filters_text(filters) -> str:
