@@ -74,14 +74,21 @@ def prune_root(ctx, candidates, n, weights, chosen, probs):
     for i in range(n):
         invert_probs(opp[i], probs[i])
         cheap[i] = weighted_equity(probs[i], weights)
+    mark_best(cheap, n, keep, chosen)
+    return True
+
+
+@njit(cache=True)
+def mark_best(values, n, keep, chosen):
+    """Mark in ``chosen`` the ``keep`` of the ``n`` highest ``values`` (the first of equals)."""
+    for i in range(n):
         chosen[i] = False
     for _ in range(keep):
         top = -1
         for i in range(n):
-            if not chosen[i] and (top < 0 or cheap[i] > cheap[top]):
+            if not chosen[i] and (top < 0 or values[i] > values[top]):
                 top = i
         chosen[top] = True
-    return True
 
 
 @njit(cache=True)

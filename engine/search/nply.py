@@ -43,6 +43,7 @@ from engine.eval.static import (  # noqa: F401  (part of this module's face)
     WON,
     best_of,
     evaluate_static,
+    mark_best,
     prune_root,
     weighted_equity,
 )
@@ -96,13 +97,7 @@ def pruned(ctx, boards, n, flipped, keep, chosen):
     cheap = np.empty(n)
     for i in range(n):
         cheap[i] = -equity_of(opp[i])  # the opponent's figures: the mover's equity is minus theirs
-        chosen[i] = False
-    for _ in range(keep):
-        top = -1
-        for i in range(n):
-            if not chosen[i] and (top < 0 or cheap[i] > cheap[top]):
-                top = i
-        chosen[top] = True
+    mark_best(cheap, n, keep, chosen)
 
 
 @njit(cache=True)

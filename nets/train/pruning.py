@@ -32,8 +32,13 @@ def train_pruning_net(
 ) -> tuple[Net, FitReport]:
     boards = selfplay_positions(agent, games, seed=seed, explore=0.1)
     boards = boards[boards[:, :, 6:].reshape(len(boards), -1).any(axis=1)]  # the bearoff database covers the rest
+    return _distil(agent, boards, PRUNE_ENCODING, hidden, epochs, seed, progress, lr, lr_decay)
+
+
+def _distil(agent: Agent, boards, encoding, hidden, epochs, seed, progress, lr, lr_decay) -> tuple[Net, FitReport]:
+    """A one-layer net from random weights fitted to ``agent``'s 0-ply probabilities of ``boards``."""
     labels = label_positions(agent, boards, 0)
-    net = Net.create("gnubg5", PRUNE_ENCODING, hidden, seed=seed, scale=0.1)
+    net = Net.create("gnubg5", encoding, hidden, seed=seed, scale=0.1)
     report = fit(net, boards, labels, epochs=epochs, lr=lr, lr_decay=lr_decay, patience=3, seed=seed, progress=progress)
     return net, report
 
@@ -61,7 +66,4 @@ def train_root_net(
 
     contact = np.array([board_has_contact(board) for board in boards])
     boards = np.ascontiguousarray(boards[contact])
-    labels = label_positions(agent, boards, 0)
-    net = Net.create("gnubg5", ROOT_ENCODING, hidden, seed=seed, scale=0.1)
-    report = fit(net, boards, labels, epochs=epochs, lr=lr, lr_decay=lr_decay, patience=3, seed=seed, progress=progress)
-    return net, report
+    return _distil(agent, boards, ROOT_ENCODING, hidden, epochs, seed, progress, lr, lr_decay)

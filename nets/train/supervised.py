@@ -94,6 +94,16 @@ class FitReport:
 OPTIMIZERS = ("sgd", "adam")
 
 
+def held_out_split(count: int, held_out: float, seed: int) -> tuple[np.random.Generator, np.ndarray, np.ndarray]:
+    """A fit's split of ``count`` positions: (the generator, which goes on to order the
+    epochs, the training indices, the held-out ones: the first ``held_out`` of a
+    permutation by ``seed``, at least one)."""
+    rng = np.random.default_rng(seed)
+    perm = rng.permutation(count)
+    cut = max(1, int(round(count * held_out)))
+    return rng, perm[cut:], perm[:cut]
+
+
 def fit(
     net: Net,
     boards: np.ndarray,
@@ -118,15 +128,12 @@ def fit(
         raise ValueError(f"supervised training needs the 5-output {GNUBG5} architecture, not {net.arch}")
     if len(boards) != len(targets) or len(boards) < 10:
         raise ValueError("need at least 10 labelled positions, one label row per board")
-    rng = np.random.default_rng(seed)
-    perm = rng.permutation(len(boards))
-    cut = max(1, int(round(len(boards) * held_out)))
-    test_idx, train_idx = perm[:cut], perm[cut:]
+    rng, train_idx, test_idx = held_out_split(len(boards), held_out, seed)
     boards = np.ascontiguousarray(boards, np.int8)
     targets = np.ascontiguousarray(targets, np.float32)
     test_boards, test_targets = boards[test_idx], targets[test_idx]
     enc = net.encoding_id
-    report = FitReport(len(train_idx), cut, 0, 0)
+    report = FitReport(len(train_idx), len(test_idx), 0, 0)
     best = mean_loss(net.W1, net.b1, net.W2, net.b2, enc, test_boards, test_targets)
     report.held_out_loss.append(float(best))
     best_weights = net.copy()
