@@ -18,7 +18,7 @@ import numpy as np
 
 from engine.eval.net import Net
 from nets.train.dense import DenseNet, _AdamW, _gradients, cross_entropy, encode_all
-from nets.train.supervised import FitReport, held_out_split
+from nets.train.supervised import FitReport, split_fit_data
 
 # AdamW's step size for a fine-tune from trained weights: a tenth of the rate a fit from
 # random weights starts at (1e-3), as the SGD retrain's 0.005 is a small step of its own
@@ -52,14 +52,9 @@ def fit_deep(
     """Train the ``deep5`` ``net`` in place from its weights; keep the best held-out ones."""
     if net.arch != "deep5":
         raise ValueError(f"fit_deep trains nets of two hidden layers (deep5), not {net.arch}")
-    if len(boards) != len(targets) or len(boards) < 10:
-        raise ValueError("need at least 10 labelled positions, one label row per board")
-    rng, train_idx, test_idx = held_out_split(len(boards), held_out, seed)
-    boards = np.ascontiguousarray(boards, np.int8)
-    targets = np.ascontiguousarray(targets, np.float32)
-    test_boards, test_targets = boards[test_idx], targets[test_idx]
+    rng, boards, targets, train_idx, test_boards, test_targets = split_fit_data(boards, targets, held_out, seed)
     dense = DenseNet.from_net(net)
-    report = FitReport(len(train_idx), len(test_idx), 0, 0)
+    report = FitReport(len(train_idx), len(test_boards), 0, 0)
     best = held_out_loss(dense, test_boards, test_targets)
     report.held_out_loss.append(best)
     best_net = dense.copy()

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -94,14 +95,29 @@ class FitReport:
 OPTIMIZERS = ("sgd", "adam")
 
 
-def held_out_split(count: int, held_out: float, seed: int) -> tuple[np.random.Generator, np.ndarray, np.ndarray]:
-    """A fit's split of ``count`` positions: (the generator, which goes on to order the
-    epochs, the training indices, the held-out ones: the first ``held_out`` of a
-    permutation by ``seed``, at least one)."""
+class FitData(NamedTuple):
+    """A fit's positions, checked and split (``split_fit_data``)."""
+
+    rng: np.random.Generator  # goes on to order the epochs
+    boards: np.ndarray  # int8, contiguous
+    targets: np.ndarray  # float32, contiguous
+    train: np.ndarray  # the training indices
+    test_boards: np.ndarray  # the held-out positions
+    test_targets: np.ndarray
+
+
+def split_fit_data(boards, targets, held_out: float, seed: int) -> FitData:
+    """A fit's split: the first ``held_out`` of a permutation by ``seed`` held out (at
+    least one position), after checking there are labels enough, one row a board."""
+    if len(boards) != len(targets) or len(boards) < 10:
+        raise ValueError("need at least 10 labelled positions, one label row per board")
     rng = np.random.default_rng(seed)
-    perm = rng.permutation(count)
-    cut = max(1, int(round(count * held_out)))
-    return rng, perm[cut:], perm[:cut]
+    perm = rng.permutation(len(boards))
+    cut = max(1, int(round(len(boards) * held_out)))
+    boards = np.ascontiguousarray(boards, np.int8)
+    targets = np.ascontiguousarray(targets, np.float32)
+    test = perm[:cut]
+    return FitData(rng, boards, targets, perm[cut:], boards[test], targets[test])
 
 
 def fit(
@@ -126,14 +142,9 @@ def fit(
         raise ValueError(f"unknown optimizer {optimizer!r}; known: {', '.join(OPTIMIZERS)}")
     if net.arch != GNUBG5:
         raise ValueError(f"supervised training needs the 5-output {GNUBG5} architecture, not {net.arch}")
-    if len(boards) != len(targets) or len(boards) < 10:
-        raise ValueError("need at least 10 labelled positions, one label row per board")
-    rng, train_idx, test_idx = held_out_split(len(boards), held_out, seed)
-    boards = np.ascontiguousarray(boards, np.int8)
-    targets = np.ascontiguousarray(targets, np.float32)
-    test_boards, test_targets = boards[test_idx], targets[test_idx]
+    rng, boards, targets, train_idx, test_boards, test_targets = split_fit_data(boards, targets, held_out, seed)
     enc = net.encoding_id
-    report = FitReport(len(train_idx), len(test_idx), 0, 0)
+    report = FitReport(len(train_idx), len(test_boards), 0, 0)
     best = mean_loss(net.W1, net.b1, net.W2, net.b2, enc, test_boards, test_targets)
     report.held_out_loss.append(float(best))
     best_weights = net.copy()
