@@ -76,11 +76,10 @@ def write_nets(evaluator: Evaluator, folder: Path, **card_updates) -> Path:
     evaluator.contact.save(folder / NET_FILE, role="contact", **card_updates)
     if evaluator.race is not None:
         evaluator.race.save(folder / "net.race.npz", role="race", **card_updates)
+    stamp = {"version": card_updates["version"]} if "version" in card_updates else {}  # small nets: the version only
     if evaluator.prune is not None:
-        stamp = {"version": card_updates["version"]} if "version" in card_updates else {}
         evaluator.prune.save(folder / "net.prune.npz", role="pruning", **stamp)
     if evaluator.root is not None:
-        stamp = {"version": card_updates["version"]} if "version" in card_updates else {}
         evaluator.root.save(folder / "net.root.npz", role="root", **stamp)
     return folder
 

@@ -194,11 +194,9 @@ class Evaluator:
         """A net file, or a pair: ``X.npz`` with ``X.race.npz`` beside it (and ``X.prune.npz``,
         ``X.root.npz`` where they are there)."""
         path = Path(path).with_suffix(".npz")
-        contact = Net.load(path)
-        race_path = path.with_name(path.stem + ".race.npz")
-        race = Net.load(race_path) if race_path.exists() else None
-        prune_path = path.with_name(path.stem + ".prune.npz")
-        prune = Net.load(prune_path) if prune_path.exists() else None
-        root_path = path.with_name(path.stem + ".root.npz")
-        root = Net.load(root_path) if root_path.exists() else None
-        return cls(contact, race, path.stem, prune, root)
+
+        def beside(role: str) -> Net | None:
+            found = path.with_name(f"{path.stem}.{role}.npz")
+            return Net.load(found) if found.exists() else None
+
+        return cls(Net.load(path), beside("race"), path.stem, beside("prune"), beside("root"))

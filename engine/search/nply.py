@@ -106,6 +106,13 @@ def pruned_results(ctx, boards, n, keep):
     (those boards, their indices among the ``n``, how many)."""
     mask = np.zeros(n, np.bool_)
     pruned(ctx, boards, n, np.empty((2, 25), np.int8), keep, mask)
+    return gather_marked(boards, n, mask, keep)
+
+
+@njit(cache=True)
+def gather_marked(boards, n, mask, keep):
+    """The at most ``keep`` of ``n`` results marked in ``mask``, copied out in their order:
+    (those boards, their indices among the ``n``, how many)."""
     few = np.empty((keep, 2, 25), np.int8)
     where = np.empty(keep, np.int64)
     m = 0
@@ -260,7 +267,7 @@ def rank_candidates(ctx, candidates, n, ply, filters, weights, buf2, buf1, equit
     probabilities and the ply each was last evaluated at; returns the best index.
     A move that ends the game is always chosen (its value is exact).
     """
-    if ply == 0 and _pruned_root(ctx, candidates, n, weights, equities, probs, plies):
+    if ply == 0 and ctx.root_keep > 0 and _pruned_root(ctx, candidates, n, weights, equities, probs, plies):
         return best_of(plies, equities, n)
     static_set(ctx, candidates, n, probs)
     for i in range(n):
@@ -282,16 +289,10 @@ def _pruned_root(ctx, candidates, n, weights, equities, probs, plies):
     if not prune_root(ctx, candidates, n, weights, chosen, probs):
         return False
     keep = ctx.root_keep
-    few = np.empty((keep, 2, 25), np.int8)
-    where = np.empty(keep, np.int64)
-    m = 0
     for i in range(n):
         equities[i] = weighted_equity(probs[i], weights)
         plies[i] = PRUNED
-        if chosen[i]:
-            few[m] = candidates[i]
-            where[m] = i
-            m += 1
+    few, where, m = gather_marked(candidates, n, chosen, keep)
     few_probs = np.empty((keep, 5), np.float32)
     static_set(ctx, few, m, few_probs)
     for c in range(m):
