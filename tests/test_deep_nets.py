@@ -139,3 +139,19 @@ def test_the_second_layer_of_two_positions_at_once_is_each_ones(units):
     second_layer_pair(W, b, h, g, pair_h, pair_g)
     np.testing.assert_allclose(pair_h, alone_h, atol=1e-6)
     np.testing.assert_allclose(pair_g, alone_g, atol=1e-6)
+
+
+@pytest.mark.parametrize("units", [12, 7])  # in pairs, and not
+def test_the_second_layer_of_four_positions_at_once_is_each_ones(units):
+    from engine.eval.forward import second_layer, second_layer_quad
+
+    rng = np.random.default_rng(units)
+    W = np.asfortranarray(rng.normal(0, 0.3, (24, units)).astype(np.float32))
+    b = rng.normal(0, 0.3, units).astype(np.float32)
+    H = rng.uniform(0, 1, (4, 24)).astype(np.float32)
+    alone = np.zeros((4, units), np.float32)
+    for row in range(4):
+        second_layer(W, b, H[row], alone[row])
+    together = np.zeros((4, units), np.float32)
+    second_layer_quad(W, b, H, together)
+    np.testing.assert_allclose(together, alone, atol=1e-6)

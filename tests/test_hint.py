@@ -115,6 +115,10 @@ def test_search_benchmarks_report_their_keys():
     if isinstance(reference, dict):  # gnubg-nn installed: timed in turn, the ratio of each repeat's pair
         low, high = zero["ply0"]["ratio_range"]
         assert low <= zero["ply0"]["ratio_vs_gnubg_nn"] <= high
-    two = bench_ply2(decisions=4, reference_decisions=2)
+    two = bench_ply2(decisions=4, reference_decisions=2, repeats=2)
     assert 0 < two["ply2_decision_median_s"] <= two["ply2_decision_p99_s"]
     assert two["ply2"]["decisions"] == 4 and "reference_gnubg" in two["ply2"]
+    if isinstance(two["ply2"]["reference_gnubg"], dict):  # gnubg installed: the same, against its 2-ply
+        assert two["ply2"]["reference_gnubg"]["repeats"] == 2
+        low, high = two["ply2"]["ratio_range"]
+        assert 0 < low <= two["ply2"]["ratio_vs_gnubg_2ply"] <= high

@@ -10,11 +10,12 @@ from engine.eval.evaluator import Evaluator
 from engine.eval.net import Net
 from engine.players.agent import Agent
 from engine.rollout.selfplay_sample import sample_positions
+from engine.rules.dice import DISTINCT_ROLLS as ROLLS
+from engine.rules.dice import ROLL_WEIGHTS
 from engine.rules.ids import position_key as id_position_key
 from engine.rules.moves import MoveBuffers, generate_moves
 from engine.rules.position import Position
 from engine.search.context import clear_cache, position_key
-from engine.search.nply import ROLL_WEIGHTS, ROLLS
 from tests.board_builder import backgammon_in_one_roll
 
 

@@ -237,6 +237,70 @@ def deep_probs_pair(W2, b2, W3, b3, h, g, raw, raw_g, probs, probs_g):
     gnubg5_probs(W3, b3, second_g, raw_g, probs_g)
 
 
+@njit(cache=True, fastmath=True, error_model="numpy")
+def second_layer_quad(W2, b2, H, out):
+    """``second_layer`` of four first layers at once (the rows of ``H`` into those of
+    ``out``): two units a pass over the four, each weight loaded once for all four
+    (eight sums in flight, as many as the pair's, on a quarter of the weight traffic
+    of one position at a time)."""
+    n_units = W2.shape[1]
+    h0, h1, h2, h3 = H[0], H[1], H[2], H[3]
+    paired = n_units - n_units % 2
+    for k in range(0, paired, 2):
+        a0 = a1 = a2 = a3 = c0 = c1 = c2 = c3 = np.float32(0.0)
+        for j in range(h0.shape[0]):
+            w0 = W2[j, k]
+            w1 = W2[j, k + 1]
+            x0, x1, x2, x3 = h0[j], h1[j], h2[j], h3[j]
+            a0 += x0 * w0
+            a1 += x1 * w0
+            a2 += x2 * w0
+            a3 += x3 * w0
+            c0 += x0 * w1
+            c1 += x1 * w1
+            c2 += x2 * w1
+            c3 += x3 * w1
+        out[0, k], out[1, k], out[2, k], out[3, k] = a0, a1, a2, a3
+        out[0, k + 1], out[1, k + 1], out[2, k + 1], out[3, k + 1] = c0, c1, c2, c3
+    for k in range(paired, n_units):
+        for b in range(4):
+            acc = np.float32(0.0)
+            for j in range(h0.shape[0]):
+                acc += H[b, j] * W2[j, k]
+            out[b, k] = acc
+    for b in range(4):
+        for k in range(n_units):
+            out[b, k] = sigmoid(out[b, k] + b2[k])
+
+
+@njit(cache=True, fastmath=True)
+def deep_probs_quad(W2, b2, W3, b3, H, second, raws, probs_out, first):
+    """``net_probs`` of a ``deep5`` net for the four first hidden layers in the rows of
+    ``H`` (``second_layer_quad``), into ``probs_out[first:first + 4]``; ``second`` is
+    (4, at least the second layer's width) and ``raws`` (4, ``RAW_LANES``) of scratch."""
+    layer = second[:, : W2.shape[1]]
+    second_layer_quad(W2, b2, H, layer)
+    for b in range(4):
+        gnubg5_probs(W3, b3, layer[b], raws[b], probs_out[first + b])
+
+
+@njit(cache=True, fastmath=True)
+def deep_probs_alone(W2, b2, W3, b3, h, probs):
+    """One position's ``deep5`` probabilities by ``deep_probs_quad`` (its first layer in
+    all four rows): bit for bit what that position gets in any row of a quad, so a
+    cache filled one position at a time and four at a time holds the same figures."""
+    H = np.empty((4, h.shape[0]), np.float32)
+    for b in range(4):
+        for j in range(h.shape[0]):
+            H[b, j] = h[j]
+    second = np.empty((4, W2.shape[1]), np.float32)
+    raws = np.empty((4, RAW_LANES), np.float32)
+    out = np.empty((4, 5), np.float32)
+    deep_probs_quad(W2, b2, W3, b3, H, second, raws, out, 0)
+    for k in range(5):
+        probs[k] = out[0, k]
+
+
 @njit(cache=True, fastmath=True, inline="always")
 def net_probs(arch, W2, b2, W3, b3, h, raw, probs):
     """Five probabilities from the first hidden layer ``h`` (``raw``: ``RAW_LANES``

@@ -37,7 +37,7 @@ from engine.eval.encode import (
     tail_ranges,
 )
 from engine.eval.limits import MAX_HIDDEN, MAX_INPUTS, RAW_LANES
-from engine.eval.net import DEEP5, add_row, add_rows4, deep_probs_pair, first_layer, net_probs, sigmoid
+from engine.eval.net import DEEP5, add_row, add_rows4, deep_probs_pair, deep_probs_quad, first_layer, net_probs, sigmoid
 
 SLOTS = 3
 CONTACT_SLOT, RACE_SLOT, PRUNE_SLOT = 0, 1, 2
@@ -209,17 +209,19 @@ def evaluate_replies_chained(W1, b1, W2, b2, W3, b3, arch, enc, boards, n, scrat
     layer (a decision's root); for the pruning net following the chain costs more
     than the rows it saves.
 
-    A ``deep5`` net's second layer runs for two results at once (``deep_probs_pair``):
-    its weights stream from memory once for both."""
+    A ``deep5`` net's second layer runs for four results at once (``deep_probs_quad``;
+    the last one to three of a set as a pair and one alone): its weights stream from
+    memory once for all four."""
     xr, x, ar, h = scratch.ref_inputs, scratch.inputs, scratch.ref_sums, scratch.hidden
     raw, flipped, rows, deltas = scratch.raw, scratch.flipped, scratch.rows, scratch.deltas
     x2, sums, sums2 = chain_scratch.even_inputs, chain_scratch.odd_sums, chain_scratch.even_sums
     n_in, n_hidden = W1.shape
     hs = h[:n_hidden]
     layout = _layout(enc)
-    paired = arch == DEEP5
-    held = np.empty(n_hidden if paired else 0, np.float32)  # an even result's layer, waiting for its pair
-    raw_held = np.empty(RAW_LANES if paired else 0, np.float32)
+    deep = arch == DEEP5
+    held = np.empty((4 if deep else 0, n_hidden), np.float32)  # first layers waiting for their quad
+    second = np.empty((4 if deep else 0, W2.shape[1]), np.float32)
+    raws = np.empty((4 if deep else 0, RAW_LANES), np.float32)
     for i in range(n):
         for p in range(25):
             flipped[0, p] = boards[i, 1, p]
@@ -246,13 +248,27 @@ def evaluate_replies_chained(W1, b1, W2, b2, W3, b3, arch, enc, boards, n, scrat
             add_rows(sd, start, W1, rows, deltas, m)
             for j in range(n_hidden):
                 hs[j] = sigmoid(sd[j])
-        if paired and i % 2 == 0 and i + 1 < n:
-            for j in range(n_hidden):
-                held[j] = hs[j]
-        elif paired and i % 2 == 1:
-            deep_probs_pair(W2, b2, W3, b3, held, hs, raw_held, raw, probs_out[i - 1], probs_out[i])
-        else:
+        if not deep:
             net_probs(arch, W2, b2, W3, b3, hs, raw, probs_out[i])
+            continue
+        for j in range(n_hidden):
+            held[i % 4, j] = hs[j]
+        if i % 4 == 3:
+            deep_probs_quad(W2, b2, W3, b3, held, second, raws, probs_out, i - 3)
+    if deep:
+        _flush_held(W2, b2, W3, b3, held, n, raws, probs_out)
+
+
+@njit(cache=True, fastmath=True)
+def _flush_held(W2, b2, W3, b3, held, n, raws, probs_out):
+    """The last ``n % 4`` results of a deep set, held in the first rows of ``held``: a pair
+    and one alone."""
+    left = n % 4
+    first = n - left
+    if left >= 2:
+        deep_probs_pair(W2, b2, W3, b3, held[0], held[1], raws[0], raws[1], probs_out[first], probs_out[first + 1])
+    if left % 2 == 1:
+        net_probs(DEEP5, W2, b2, W3, b3, held[left - 1], raws[0], probs_out[n - 1])
 
 
 @njit(cache=True, inline="always")

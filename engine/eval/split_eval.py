@@ -23,7 +23,7 @@ from numba import njit
 from engine.eval.encode import CONTACT, CONTACT2, CONTACT2_HALF, CONTACT_HALF, encode_into
 from engine.eval.incremental import add_rows
 from engine.eval.limits import OWN_EXTRA_UNITS, OWN_POINT_UNITS, OWN_TAIL_UNITS
-from engine.eval.net import net_probs, sigmoid
+from engine.eval.net import DEEP5, deep_probs_alone, net_probs, sigmoid
 
 
 def _split(encoding: int) -> tuple[np.ndarray, np.ndarray]:
@@ -56,10 +56,9 @@ def _gather(x, indices, rows, deltas):
 
 
 @njit(cache=True, fastmath=True, error_model="numpy")
-def evaluate_split(W1, b1, W2, b2, W3, b3, arch, enc, board, x, h, own, key, rows, deltas, raw, probs):
-    """Five probabilities of ``board`` (side on roll in row 0) by a contact net of
-    the contact or contact2 encoding; ``own`` (the net's hidden size) and ``key``
-    (``KEY_SIZE`` floats, the last 0 before first use) keep the own sums and their row."""
+def split_hidden(W1, b1, enc, board, x, h, own, key, rows, deltas):
+    """The first hidden layer of ``evaluate_split`` (through its sigmoids) into
+    ``h[:W1.shape[1]]``."""
     n_in, n_hidden = W1.shape
     xs, hs, os = x[:n_in], h[:n_hidden], own[:n_hidden]
     encode_into(enc, board, xs)
@@ -81,4 +80,18 @@ def evaluate_split(W1, b1, W2, b2, W3, b3, arch, enc, board, x, h, own, key, row
     add_rows(hs, os, W1, rows, deltas, m)
     for j in range(n_hidden):
         hs[j] = sigmoid(hs[j])
-    net_probs(arch, W2, b2, W3, b3, hs, raw, probs)
+
+
+@njit(cache=True, fastmath=True, error_model="numpy")
+def evaluate_split(W1, b1, W2, b2, W3, b3, arch, enc, board, x, h, own, key, rows, deltas, raw, probs):
+    """Five probabilities of ``board`` (side on roll in row 0) by a contact net of
+    the contact or contact2 encoding; ``own`` (the net's hidden size) and ``key``
+    (``KEY_SIZE`` floats, the last 0 before first use) keep the own sums and their row.
+    A ``deep5`` net's second layer is the four-at-once kernel's (``deep_probs_alone``),
+    as where a lookahead evaluates its misses four at a time."""
+    split_hidden(W1, b1, enc, board, x, h, own, key, rows, deltas)
+    hs = h[: W1.shape[1]]
+    if arch == DEEP5:
+        deep_probs_alone(W2, b2, W3, b3, hs, probs)
+    else:
+        net_probs(arch, W2, b2, W3, b3, hs, raw, probs)

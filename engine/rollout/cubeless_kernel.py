@@ -13,13 +13,13 @@ from numba import njit
 
 from engine.eval.eval_sets import all_in_home as _in_home
 from engine.eval.eval_sets import static_set
+from engine.eval.eval_sets import won_probs as _won
 from engine.eval.forward import equity_of
 from engine.rollout.game import BORNE_OFF, OUT_OF_TURNS, PLAYERS_CHOOSE, STOP, STOPPED, kernel_turns
 from engine.rules.dice import DISTINCT_ROLLS, ROLL_WEIGHTS, game_seed
 from engine.rules.moves import generate_moves
 from engine.search.context import evaluate0
 from engine.search.nply import invert_probs, pruned_results, rank_candidates
-from engine.search.nply import won_probs as _won
 
 MAX_TURNS = 2000
 

@@ -19,9 +19,9 @@ from engine.eval.eval_sets import BearoffTables, SetScratch, all_in_home, bearof
 from engine.eval.evaluator import NetPair
 from engine.eval.incremental import ReplyScratch, make_reply_scratch
 from engine.eval.limits import MAX_HIDDEN, MAX_INPUTS, RAW_LANES
-from engine.eval.net import NetArrays
+from engine.eval.net import DEEP5, NetArrays, deep_probs_quad
 from engine.eval.pubeval import board_has_contact
-from engine.eval.split_eval import KEY_SIZE, evaluate_split
+from engine.eval.split_eval import KEY_SIZE, evaluate_split, split_hidden
 from engine.eval.static import evaluate_static
 
 CACHE_BITS = 18
@@ -136,6 +136,12 @@ def position_key(board):
     return lo, hi
 
 
+@njit(cache=True, inline="always")
+def _slot(keys, lo, hi):
+    """The cache slot of a position key."""
+    return np.int64(((lo ^ (hi * _MIX)) * _MIX) >> np.uint64(64 - CACHE_BITS)) & (keys.shape[0] - 1)
+
+
 # inline: a call passes the context's tuple of arrays field by field, and this runs for
 # every position a lookahead looks up (the 2-ply search ran about 15% faster inlined)
 @njit(cache=True, inline="always")
@@ -143,7 +149,7 @@ def evaluate0(ctx, board, probs):
     """Static probabilities of ``board`` for its side on roll, through the cache."""
     keys, values = ctx.cache_keys, ctx.cache_values
     lo, hi = position_key(board)
-    slot = np.int64(((lo ^ (hi * _MIX)) * _MIX) >> np.uint64(64 - CACHE_BITS)) & (keys.shape[0] - 1)
+    slot = _slot(keys, lo, hi)
     marked = hi | _OCCUPIED
     counts = ctx.cache_counts
     counts[0] += 1
@@ -160,16 +166,22 @@ def evaluate0(ctx, board, probs):
 
 
 @njit(cache=True, inline="always")
+def _split_path(nets, board):
+    """Whether ``_evaluate_miss`` evaluates ``board`` by ``engine.eval.split_eval``."""
+    enc = nets.contact_enc
+    return (
+        (enc == CONTACT or enc == CONTACT2)
+        and not (all_in_home(board[0]) and all_in_home(board[1]))
+        and not (nets.use_race and not board_has_contact(board))
+    )
+
+
+@njit(cache=True, inline="always")
 def _evaluate_miss(ctx, board, probs):
     """``evaluate_static`` as a lookahead's cache misses need it: a contact position
     by ``engine.eval.split_eval`` (the side on roll's own sums kept in ``ctx.own_sums``)."""
     nets = ctx.nets
-    enc = nets.contact_enc
-    if (
-        (enc != CONTACT and enc != CONTACT2)
-        or (all_in_home(board[0]) and all_in_home(board[1]))
-        or (nets.use_race and not board_has_contact(board))
-    ):
+    if not _split_path(nets, board):
         evaluate_static(ctx, board, probs)
         return
     scratch = ctx.reply_scratch
@@ -181,7 +193,7 @@ def _evaluate_miss(ctx, board, probs):
         nets.contact_W3,
         nets.contact_b3,
         nets.contact_arch,
-        enc,
+        nets.contact_enc,
         board,
         ctx.inputs,
         ctx.hidden,
@@ -192,3 +204,74 @@ def _evaluate_miss(ctx, board, probs):
         ctx.raw,
         probs,
     )
+
+
+@njit(cache=True)
+def evaluate0_many(ctx, boards, m, out):
+    """``evaluate0`` of the first ``m`` boards, into ``out``: a ``deep5`` contact net's
+    misses four at a time (``engine.eval.forward.deep_probs_quad``: its second layer's
+    weights stream from memory once for four positions).  The figures are
+    ``evaluate0``'s bit for bit, whichever way a position is reached; only the cache's
+    counts can differ (a position twice among the misses is evaluated twice)."""
+    keys, values, counts = ctx.cache_keys, ctx.cache_values, ctx.cache_counts
+    nets = ctx.nets
+    n_hidden = nets.contact_W1.shape[1]
+    held = np.empty((4, n_hidden), np.float32)
+    second = np.empty((4, nets.contact_W2.shape[1]), np.float32)
+    raws = np.empty((4, RAW_LANES), np.float32)
+    quad = np.empty((4, 5), np.float32)
+    where = np.empty(4, np.int64)  # each held position's index among the boards
+    slots = np.empty(4, np.int64)
+    los = np.empty(4, np.uint64)
+    marks = np.empty(4, np.uint64)
+    pending = 0
+    scratch = ctx.reply_scratch
+    for q in range(m):
+        board = boards[q]
+        lo, hi = position_key(board)
+        slot = _slot(keys, lo, hi)
+        marked = hi | _OCCUPIED
+        counts[0] += 1
+        if keys[slot, 0] == lo and keys[slot, 1] == marked:
+            counts[1] += 1
+            for j in range(5):
+                out[q, j] = values[slot, j]
+            continue
+        if nets.contact_arch != DEEP5 or not _split_path(nets, board):
+            _evaluate_miss(ctx, board, out[q])
+            keys[slot, 0] = lo
+            keys[slot, 1] = marked
+            for j in range(5):
+                values[slot, j] = out[q, j]
+            continue
+        split_hidden(
+            nets.contact_W1, nets.contact_b1, nets.contact_enc, board, ctx.inputs, ctx.hidden,
+            ctx.own_sums, ctx.own_key, scratch.rows, scratch.deltas,
+        )  # fmt: skip
+        for j in range(n_hidden):
+            held[pending, j] = ctx.hidden[j]
+        where[pending], slots[pending], los[pending], marks[pending] = q, slot, lo, marked
+        pending += 1
+        if pending == 4:
+            _store_quad(ctx, held, second, raws, quad, where, slots, los, marks, 4, out)
+            pending = 0
+    if pending > 0:
+        for b in range(pending, 4):  # rows the quad computes and nobody reads
+            for j in range(n_hidden):
+                held[b, j] = held[0, j]
+        _store_quad(ctx, held, second, raws, quad, where, slots, los, marks, pending, out)
+
+
+@njit(cache=True)
+def _store_quad(ctx, held, second, raws, quad, where, slots, los, marks, count, out):
+    """The held positions' probabilities (``deep_probs_quad``) into ``out`` and the cache."""
+    nets = ctx.nets
+    deep_probs_quad(nets.contact_W2, nets.contact_b2, nets.contact_W3, nets.contact_b3, held, second, raws, quad, 0)
+    keys, values = ctx.cache_keys, ctx.cache_values
+    for b in range(count):
+        slot = slots[b]
+        keys[slot, 0] = los[b]
+        keys[slot, 1] = marks[b]
+        for j in range(5):
+            out[where[b], j] = quad[b, j]
+            values[slot, j] = quad[b, j]

@@ -34,9 +34,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine.eval.eval_sets import won_probs as _won
 from engine.rules.boards import flip_into
 from engine.search.nply import invert_probs
-from engine.search.nply import won_probs as _won
 
 BGSAGE_PLIES = (1, 2, 3, 4)
 DEFAULT_BGSAGE = "bgsage@3"
