@@ -125,22 +125,6 @@ def test_a_second_layer_wider_than_the_buffers_is_refused():
         Evaluator(wide).kernel_params()
 
 
-@pytest.mark.parametrize("units", [12, 7])  # in fours, and not
-def test_the_second_layer_of_two_positions_at_once_is_each_ones(units):
-    from engine.eval.forward import second_layer, second_layer_pair
-
-    rng = np.random.default_rng(units)
-    W = np.asfortranarray(rng.normal(0, 0.3, (24, units)).astype(np.float32))
-    b = rng.normal(0, 0.3, units).astype(np.float32)
-    h, g = rng.uniform(0, 1, (2, 24)).astype(np.float32)
-    alone_h, alone_g, pair_h, pair_g = np.zeros((4, units), np.float32)
-    second_layer(W, b, h, alone_h)
-    second_layer(W, b, g, alone_g)
-    second_layer_pair(W, b, h, g, pair_h, pair_g)
-    np.testing.assert_allclose(pair_h, alone_h, atol=1e-6)
-    np.testing.assert_allclose(pair_g, alone_g, atol=1e-6)
-
-
 @pytest.mark.parametrize("units", [12, 7])  # in pairs, and not
 def test_the_second_layer_of_four_positions_at_once_is_each_ones(units):
     from engine.eval.forward import second_layer, second_layer_quad
@@ -155,3 +139,27 @@ def test_the_second_layer_of_four_positions_at_once_is_each_ones(units):
     together = np.zeros((4, units), np.float32)
     second_layer_quad(W, b, H, together)
     np.testing.assert_allclose(together, alone, atol=1e-6)
+
+
+def test_a_position_gets_the_same_bits_alone_or_beside_any_three_others():
+    """``deep_probs_some`` pads a short quad with copies of its first row: a position's
+    figures must not depend on its row or its neighbours (a cache is filled both ways)."""
+    from engine.eval.forward import deep_probs_alone, deep_probs_quad, deep_probs_some
+
+    W1, b1, W2, b2, W3, b3, arch, enc = deep_net(hidden=(24, 10)).arrays()
+    rng = np.random.default_rng(5)
+    H = rng.uniform(0, 1, (4, 24)).astype(np.float32)
+    second, raws = np.zeros((4, 10), np.float32), np.zeros((4, RAW_LANES), np.float32)
+    full = np.zeros((4, 5), np.float32)
+    deep_probs_quad(W2, b2, W3, b3, H.copy(), second, raws, full, 0)
+    for count in (1, 2, 3):
+        some = np.zeros((4, 5), np.float32)
+        deep_probs_some(W2, b2, W3, b3, H.copy(), count, second, raws, some)
+        assert np.array_equal(some[:count], full[:count])
+    shuffled = np.zeros((4, 5), np.float32)
+    deep_probs_quad(W2, b2, W3, b3, np.ascontiguousarray(H[::-1]), second, raws, shuffled, 0)
+    assert np.array_equal(shuffled[::-1], full)
+    for row in range(4):
+        alone = np.zeros(5, np.float32)
+        deep_probs_alone(W2, b2, W3, b3, H[row].copy(), alone)
+        assert np.array_equal(alone, full[row])

@@ -37,7 +37,7 @@ from engine.eval.encode import (
     tail_ranges,
 )
 from engine.eval.limits import MAX_HIDDEN, MAX_INPUTS, RAW_LANES
-from engine.eval.net import DEEP5, add_row, add_rows4, deep_probs_pair, deep_probs_quad, first_layer, net_probs, sigmoid
+from engine.eval.net import DEEP5, add_row, add_rows4, deep_probs_quad, deep_probs_some, first_layer, net_probs, sigmoid
 
 SLOTS = 3
 CONTACT_SLOT, RACE_SLOT, PRUNE_SLOT = 0, 1, 2
@@ -210,8 +210,8 @@ def evaluate_replies_chained(W1, b1, W2, b2, W3, b3, arch, enc, boards, n, scrat
     than the rows it saves.
 
     A ``deep5`` net's second layer runs for four results at once (``deep_probs_quad``;
-    the last one to three of a set as a pair and one alone): its weights stream from
-    memory once for all four."""
+    the last one to three of a set padded to four): its weights stream from memory
+    once for all four."""
     xr, x, ar, h = scratch.ref_inputs, scratch.inputs, scratch.ref_sums, scratch.hidden
     raw, flipped, rows, deltas = scratch.raw, scratch.flipped, scratch.rows, scratch.deltas
     x2, sums, sums2 = chain_scratch.even_inputs, chain_scratch.odd_sums, chain_scratch.even_sums
@@ -255,20 +255,13 @@ def evaluate_replies_chained(W1, b1, W2, b2, W3, b3, arch, enc, boards, n, scrat
             held[i % 4, j] = hs[j]
         if i % 4 == 3:
             deep_probs_quad(W2, b2, W3, b3, held, second, raws, probs_out, i - 3)
-    if deep:
-        _flush_held(W2, b2, W3, b3, held, n, raws, probs_out)
-
-
-@njit(cache=True, fastmath=True)
-def _flush_held(W2, b2, W3, b3, held, n, raws, probs_out):
-    """The last ``n % 4`` results of a deep set, held in the first rows of ``held``: a pair
-    and one alone."""
-    left = n % 4
-    first = n - left
-    if left >= 2:
-        deep_probs_pair(W2, b2, W3, b3, held[0], held[1], raws[0], raws[1], probs_out[first], probs_out[first + 1])
-    if left % 2 == 1:
-        net_probs(DEEP5, W2, b2, W3, b3, held[left - 1], raws[0], probs_out[n - 1])
+    left = n % 4 if deep else 0
+    if left:
+        last = np.empty((4, 5), np.float32)
+        deep_probs_some(W2, b2, W3, b3, held, left, second, raws, last)
+        for b in range(left):
+            for k in range(5):
+                probs_out[n - left + b, k] = last[b, k]
 
 
 @njit(cache=True, inline="always")

@@ -19,7 +19,7 @@ from engine.eval.eval_sets import BearoffTables, SetScratch, all_in_home, bearof
 from engine.eval.evaluator import NetPair
 from engine.eval.incremental import ReplyScratch, make_reply_scratch
 from engine.eval.limits import MAX_HIDDEN, MAX_INPUTS, RAW_LANES
-from engine.eval.net import DEEP5, NetArrays, deep_probs_quad
+from engine.eval.net import DEEP5, NetArrays, deep_probs_some
 from engine.eval.pubeval import board_has_contact
 from engine.eval.split_eval import KEY_SIZE, evaluate_split, split_hidden
 from engine.eval.static import evaluate_static
@@ -209,7 +209,7 @@ def _evaluate_miss(ctx, board, probs):
 @njit(cache=True)
 def evaluate0_many(ctx, boards, m, out):
     """``evaluate0`` of the first ``m`` boards, into ``out``: a ``deep5`` contact net's
-    misses four at a time (``engine.eval.forward.deep_probs_quad``: its second layer's
+    misses four at a time (``engine.eval.forward.deep_probs_some``: its second layer's
     weights stream from memory once for four positions).  The figures are
     ``evaluate0``'s bit for bit, whichever way a position is reached; only the cache's
     counts can differ (a position twice among the misses is evaluated twice)."""
@@ -256,17 +256,14 @@ def evaluate0_many(ctx, boards, m, out):
             _store_quad(ctx, held, second, raws, quad, where, slots, los, marks, 4, out)
             pending = 0
     if pending > 0:
-        for b in range(pending, 4):  # rows the quad computes and nobody reads
-            for j in range(n_hidden):
-                held[b, j] = held[0, j]
         _store_quad(ctx, held, second, raws, quad, where, slots, los, marks, pending, out)
 
 
 @njit(cache=True)
 def _store_quad(ctx, held, second, raws, quad, where, slots, los, marks, count, out):
-    """The held positions' probabilities (``deep_probs_quad``) into ``out`` and the cache."""
+    """The ``count`` held positions' probabilities (``deep_probs_some``) into ``out`` and the cache."""
     nets = ctx.nets
-    deep_probs_quad(nets.contact_W2, nets.contact_b2, nets.contact_W3, nets.contact_b3, held, second, raws, quad, 0)
+    deep_probs_some(nets.contact_W2, nets.contact_b2, nets.contact_W3, nets.contact_b3, held, count, second, raws, quad)
     keys, values = ctx.cache_keys, ctx.cache_values
     for b in range(count):
         slot = slots[b]

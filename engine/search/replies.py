@@ -94,6 +94,15 @@ def gather_marked(boards, n, mask, keep):
     return few, where, m
 
 
+@njit(cache=True, inline="always")
+def _reply_equity(p, weights):
+    """The mover's equity of a reply's probabilities: cubeless money equity without
+    ``weights``, else with those gammon values (``weighted_equity``)."""
+    if weights is None:
+        return equity_of(p)
+    return weighted_equity(p, weights)
+
+
 @njit(cache=True)
 def best_reply0(ctx, boards, n, flipped, best_probs, weights=None):
     """Index of the 0-ply best of ``n`` post-move boards, its mover probabilities;
@@ -117,10 +126,7 @@ def best_reply0(ctx, boards, n, flipped, best_probs, weights=None):
         # the few chosen replies, mostly cached, one by one: an incremental path here
         # saves little time and doubles what numba compiles before the first move
         value0(ctx, boards[i], flipped, p)
-        if weights is None:
-            eq = equity_of(p)
-        else:
-            eq = weighted_equity(p, weights)
+        eq = _reply_equity(p, weights)
         if eq > best_eq:
             best_eq = eq
             best = i
@@ -203,10 +209,7 @@ def _choose_replies_together(ctx, board, buf, reply_probs, replies, weights):
         best_eq = -1e9
         for c in range(start[r], start[r] + count[r]):
             invert_probs(opp[c], p)
-            if weights is None:
-                eq = equity_of(p)
-            else:
-                eq = weighted_equity(p, weights)
+            eq = _reply_equity(p, weights)
             if eq > best_eq:
                 best_eq = eq
                 best = c
