@@ -137,9 +137,30 @@ def position_key(board):
 
 
 @njit(cache=True, inline="always")
-def _slot(keys, lo, hi):
-    """The cache slot of a position key."""
-    return np.int64(((lo ^ (hi * _MIX)) * _MIX) >> np.uint64(64 - CACHE_BITS)) & (keys.shape[0] - 1)
+def _lookup(ctx, board, probs):
+    """Look ``board`` up in the cache, counting the lookup: (hit, its slot, its key's
+    two words as stored); on a hit its probabilities are in ``probs``."""
+    keys = ctx.cache_keys
+    lo, hi = position_key(board)
+    slot = np.int64(((lo ^ (hi * _MIX)) * _MIX) >> np.uint64(64 - CACHE_BITS)) & (keys.shape[0] - 1)
+    marked = hi | _OCCUPIED
+    counts = ctx.cache_counts
+    counts[0] += 1
+    if keys[slot, 0] == lo and keys[slot, 1] == marked:
+        counts[1] += 1
+        for j in range(5):
+            probs[j] = ctx.cache_values[slot, j]
+        return True, slot, lo, marked
+    return False, slot, lo, marked
+
+
+@njit(cache=True, inline="always")
+def _store(ctx, slot, lo, marked, probs):
+    """A position's probabilities into its cache slot (``_lookup``'s slot and key)."""
+    ctx.cache_keys[slot, 0] = lo
+    ctx.cache_keys[slot, 1] = marked
+    for j in range(5):
+        ctx.cache_values[slot, j] = probs[j]
 
 
 # inline: a call passes the context's tuple of arrays field by field, and this runs for
@@ -147,22 +168,10 @@ def _slot(keys, lo, hi):
 @njit(cache=True, inline="always")
 def evaluate0(ctx, board, probs):
     """Static probabilities of ``board`` for its side on roll, through the cache."""
-    keys, values = ctx.cache_keys, ctx.cache_values
-    lo, hi = position_key(board)
-    slot = _slot(keys, lo, hi)
-    marked = hi | _OCCUPIED
-    counts = ctx.cache_counts
-    counts[0] += 1
-    if keys[slot, 0] == lo and keys[slot, 1] == marked:
-        counts[1] += 1
-        for j in range(5):
-            probs[j] = values[slot, j]
-        return
-    _evaluate_miss(ctx, board, probs)
-    keys[slot, 0] = lo
-    keys[slot, 1] = marked
-    for j in range(5):
-        values[slot, j] = probs[j]
+    hit, slot, lo, marked = _lookup(ctx, board, probs)
+    if not hit:
+        _evaluate_miss(ctx, board, probs)
+        _store(ctx, slot, lo, marked, probs)
 
 
 @njit(cache=True, inline="always")
@@ -213,7 +222,6 @@ def evaluate0_many(ctx, boards, m, out):
     weights stream from memory once for four positions).  The figures are
     ``evaluate0``'s bit for bit, whichever way a position is reached; only the cache's
     counts can differ (a position twice among the misses is evaluated twice)."""
-    keys, values, counts = ctx.cache_keys, ctx.cache_values, ctx.cache_counts
     nets = ctx.nets
     n_hidden = nets.contact_W1.shape[1]
     held = np.empty((4, n_hidden), np.float32)
@@ -228,21 +236,12 @@ def evaluate0_many(ctx, boards, m, out):
     scratch = ctx.reply_scratch
     for q in range(m):
         board = boards[q]
-        lo, hi = position_key(board)
-        slot = _slot(keys, lo, hi)
-        marked = hi | _OCCUPIED
-        counts[0] += 1
-        if keys[slot, 0] == lo and keys[slot, 1] == marked:
-            counts[1] += 1
-            for j in range(5):
-                out[q, j] = values[slot, j]
+        hit, slot, lo, marked = _lookup(ctx, board, out[q])
+        if hit:
             continue
         if nets.contact_arch != DEEP5 or not _split_path(nets, board):
             _evaluate_miss(ctx, board, out[q])
-            keys[slot, 0] = lo
-            keys[slot, 1] = marked
-            for j in range(5):
-                values[slot, j] = out[q, j]
+            _store(ctx, slot, lo, marked, out[q])
             continue
         split_hidden(
             nets.contact_W1, nets.contact_b1, nets.contact_enc, board, ctx.inputs, ctx.hidden,
@@ -264,11 +263,7 @@ def _store_quad(ctx, held, second, raws, quad, where, slots, los, marks, count, 
     """The ``count`` held positions' probabilities (``deep_probs_some``) into ``out`` and the cache."""
     nets = ctx.nets
     deep_probs_some(nets.contact_W2, nets.contact_b2, nets.contact_W3, nets.contact_b3, held, count, second, raws, quad)
-    keys, values = ctx.cache_keys, ctx.cache_values
     for b in range(count):
-        slot = slots[b]
-        keys[slot, 0] = los[b]
-        keys[slot, 1] = marks[b]
+        _store(ctx, slots[b], los[b], marks[b], quad[b])
         for j in range(5):
             out[where[b], j] = quad[b, j]
-            values[slot, j] = quad[b, j]

@@ -95,6 +95,23 @@ def gather_marked(boards, n, mask, keep):
 
 
 @njit(cache=True, inline="always")
+def _favourites(ctx, boards, n, flipped, chosen):
+    """The replies of ``n`` that the full net scores, marked in ``chosen``: the pruning
+    net's ``ctx.prune_keep`` favourites, or all where there are no more (or no pruning
+    net).  Returns -1, or the index of a reply that ends the game (its figures are
+    exact, so it is played and nothing is marked)."""
+    for i in range(n):
+        if boards[i, 0].sum() == 0:
+            return i
+    for i in range(n):
+        chosen[i] = True
+    keep = ctx.prune_keep
+    if keep > 0 and n > keep:
+        pruned(ctx, boards, n, flipped, keep, chosen)
+    return -1
+
+
+@njit(cache=True, inline="always")
 def _reply_equity(p, weights):
     """The mover's equity of a reply's probabilities: cubeless money equity without
     ``weights``, else with those gammon values (``weighted_equity``)."""
@@ -109,14 +126,11 @@ def best_reply0(ctx, boards, n, flipped, best_probs, weights=None):
     with a pruning net, only its favourite replies meet the full net.  ``weights``:
     the mover's gammon values at a match score (``weighted_equity``); without them,
     cubeless money equity (compiled apart, so the money search is unchanged)."""
-    for i in range(n):
-        if boards[i, 0].sum() == 0:
-            won_probs(boards[i], best_probs)
-            return i
-    keep = ctx.prune_keep
-    chosen = np.ones(n, np.bool_)
-    if keep > 0 and n > keep:
-        pruned(ctx, boards, n, flipped, keep, chosen)
+    chosen = np.empty(n, np.bool_)
+    won = _favourites(ctx, boards, n, flipped, chosen)
+    if won >= 0:
+        won_probs(boards[won], best_probs)
+        return won
     best = -1
     best_eq = -1e9
     p = np.empty(5, np.float32)
@@ -179,20 +193,12 @@ def _choose_replies_together(ctx, board, buf, reply_probs, replies, weights):
     for r in range(21):
         start[r] = m
         n = generate_moves(board, ROLLS[r, 0], ROLLS[r, 1], boards, steps, tk, st, stack)
-        won = -1
-        for i in range(n):
-            if boards[i, 0].sum() == 0:
-                won = i
-                break
+        won = _favourites(ctx, boards, n, scratch_flip, mask[:n])
         if won >= 0:
             won_probs(boards[won], reply_probs[r])
             if replies.shape[0] > 0:
                 replies[r] = boards[won]
             continue
-        for i in range(n):
-            mask[i] = True
-        if n > keep:
-            pruned(ctx, boards, n, scratch_flip, keep, mask[:n])
         for i in range(n):
             if mask[i]:
                 chosen_boards[m] = boards[i]
