@@ -66,7 +66,6 @@ def reference(
         np.zeros(5, np.float32),
         replies,
         reply_probs,
-        True,
         reply_weights(chooser),
     )
 

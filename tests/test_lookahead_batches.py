@@ -60,7 +60,7 @@ def test_replies_chosen_together_are_those_chosen_roll_by_roll(deep, boards):
             probs = np.zeros(5, np.float32)
             replies = np.zeros((21, 2, 25), np.int8)
             reply_probs = np.zeros((21, 5), np.float32)
-            choose_replies(together_ctx, board, buffers.args(), probs, replies, reply_probs, True, weights)
+            choose_replies(together_ctx, board, buffers.args(), probs, replies, reply_probs, weights)
             flipped = np.empty((2, 25), np.int8)
             for r, (d1, d2) in enumerate(DISTINCT_ROLLS):
                 n = generate_moves(board, int(d1), int(d2), *buffers.args())

@@ -50,7 +50,7 @@ def expand_nodes(ctx, boards, n, buf, replies, reply_probs, weights):
     ``weights`` (mover in row 0), and its mover's 0-ply probabilities."""
     probs = np.empty(5, np.float32)
     for i in range(n):
-        choose_replies(ctx, boards[i], buf, probs, replies[i], reply_probs[i], True, weights)
+        choose_replies(ctx, boards[i], buf, probs, replies[i], reply_probs[i], weights)
 
 
 def reply_weights(view: CubeView) -> np.ndarray:

@@ -240,7 +240,8 @@ def deep_probs_some(W2, b2, W3, b3, held, count, second, raws, out):
     for b in range(count, 4):
         for j in range(held.shape[1]):
             held[b, j] = held[0, j]
-    deep_probs_quad(W2, b2, W3, b3, held, second, raws, out, 0)
+    # np.int64: a literal 0 (or 1 below) would have numba compile the callee apart
+    deep_probs_quad(W2, b2, W3, b3, held, second, raws, out, np.int64(0))
 
 
 @njit(cache=True, fastmath=True)
@@ -253,7 +254,7 @@ def deep_probs_alone(W2, b2, W3, b3, h, probs):
     second = np.empty((4, W2.shape[1]), np.float32)
     raws = np.empty((4, RAW_LANES), np.float32)
     out = np.empty((4, 5), np.float32)
-    deep_probs_some(W2, b2, W3, b3, held, 1, second, raws, out)
+    deep_probs_some(W2, b2, W3, b3, held, np.int64(1), second, raws, out)
     for k in range(5):
         probs[k] = out[0, k]
 

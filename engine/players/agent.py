@@ -19,6 +19,7 @@ from engine.eval.evaluator import Evaluator
 from engine.eval.static import WON, evaluate_static, probabilities_interpreted, rank_interpreted, rank_static
 from engine.players.choices import CubeChoice, DeeperLook, MoveChoice, RankedMove, SelfPlayScratch
 from engine.players.table import Budget, cube_equities_for, rerank
+from engine.rules.boards import kernel_board
 from engine.rules.ids import MatchState
 from engine.rules.moves import MAX_RESULTS, MoveBuffers, generate_moves, result_index, steps_to_move
 from engine.search.context import cache_stats, clear_cache, make_context
@@ -154,7 +155,7 @@ class Agent:
         """Five probabilities for the side in row 0, which is about to roll."""
         ply = self.depth if ply is None else ply
         out = np.zeros(5, np.float32)
-        board = np.ascontiguousarray(board, dtype=np.int8)
+        board = kernel_board(board)
         if not self.searching():
             probabilities_interpreted(self.ctx, board, out)
             return out.astype(np.float64)
@@ -169,7 +170,7 @@ class Agent:
     ) -> list[RankedMove]:
         """Every legal move, best first, for the side in row 0 with dice (d1, d2)."""
         ply = self.ply if ply is None else ply
-        board = np.ascontiguousarray(board, dtype=np.int8)
+        board = kernel_board(board)
         n = generate_moves(board, d1, d2, *self._root.args())
         if not self.searching():
             return self._ranked_static(n, weights)
@@ -222,7 +223,7 @@ class Agent:
         budget = Budget.starting(self.think)
         weights = gammon_weights(state)
         if self.depth == 0:
-            board = np.ascontiguousarray(board, dtype=np.int8)
+            board = kernel_board(board)
             ranked = self._ranked_static(generate_moves(board, d1, d2, *self._root.args()), weights)
             if state is not None and self.searching():
                 ranked = rerank(self.tree, ranked, replace(state, on_roll=0), None)
@@ -274,7 +275,7 @@ class Agent:
         """The cube decision of ``state.on_roll``, whose checkers are row 0 of ``board``
         (before any double): cubeful at the agent's depth, with its 0-ply
         probabilities and the depth of the equities."""
-        board = np.ascontiguousarray(board, dtype=np.int8)
+        board = kernel_board(board)
         if not self.searching():
             probs = self.probabilities(board)
             return cube_decision(probs, state, cube_life=cube_life(board)), probs, 0
@@ -289,7 +290,7 @@ class Agent:
     def move_equity(self, after: np.ndarray, state: MatchState, ply: int) -> float:
         """The mover's cubeful equity of one post-move board (mover, ``state.on_roll``,
         in row 0), ``ply`` deep, as ``choose_move`` ranks moves at a score."""
-        after = np.ascontiguousarray(after, dtype=np.int8)
+        after = kernel_board(after)
         if after[0].sum() == 0:  # the mover has borne off: the game is over, its result exact
             mover = np.zeros(5, np.float32)
             won_probabilities(after, mover)
@@ -339,7 +340,7 @@ class Agent:
         action of the side on roll (None until the search kernels are ready)."""
         if not self.searching():
             return None
-        board = np.ascontiguousarray(board, dtype=np.int8)
+        board = kernel_board(board)
         if we_are_on_roll:
             choice = self._cube_choice(board, replace(state, on_roll=0, to_decide=0, doubled=False))
         else:
@@ -350,7 +351,7 @@ class Agent:
 
     def _our_probs(self, board, we_are_on_roll: bool) -> tuple[np.ndarray, np.ndarray]:
         """Our board view and our probabilities, whoever is on roll."""
-        board = np.ascontiguousarray(board, dtype=np.int8)
+        board = kernel_board(board)
         if we_are_on_roll:
             return board, self.probabilities(board)
         return board, invert_probabilities(self.probabilities(np.ascontiguousarray(board[::-1])))

@@ -22,6 +22,7 @@ from numba import njit
 
 from engine.eval.evaluator import Evaluator, net_choose
 from engine.eval.pubeval import pubeval_choose, pubeval_weights
+from engine.rules.boards import kernel_board
 from engine.rules.dice import splitmix64
 from engine.rules.moves import MAX_RESULTS
 
@@ -84,7 +85,7 @@ class PubevalPlayer:
         if not hasattr(self, "_buffers"):
             self._buffers = MoveBuffers()
         buffers = self._buffers
-        n = generate_moves(np.ascontiguousarray(board, np.int8), d1, d2, *buffers.args())
+        n = generate_moves(kernel_board(board), d1, d2, *buffers.args())
         best = self.choose(board, d1, d2, buffers.boards[:n]) if n > 1 else 0
         return steps_to_move(buffers.steps[best]), buffers.boards[best].copy()
 

@@ -31,6 +31,7 @@ from engine.players.registry import registered_players
 from engine.rollout.cubeful_kernel import CubefulGames, cubeful_games
 from engine.rollout.cubeless import rollout_agent, worker_agent
 from engine.rollout.parallel import map_chunks, parallelism, split_range
+from engine.rules.boards import kernel_board
 from engine.rules.ids import MatchState
 
 
@@ -119,7 +120,7 @@ def _play(agent, board, view: CubeView, first_decides: bool, settings: CubefulSe
     values = np.zeros(count)
     cubes = np.zeros(count, np.int64)
     games = CubefulGames(bool(first_decides), bool(settings.varredn), int(max(0, settings.max_turns)))
-    start = (agent.ctx, np.ascontiguousarray(board, np.int8), np.uint64(settings.seed), first, count)
+    start = (agent.ctx, kernel_board(board), np.uint64(settings.seed), first, count)
     game_rules = (cube_rules(view), games, view.cube, cube_owner(view))
     arguments: tuple = (*start, *game_rules, *agent.self_play_scratch(), settings.prune, values, cubes)
     cubeful_games(*arguments)

@@ -29,6 +29,7 @@ from engine.eval.net import cubeless_equities
 from engine.players.registry import install_players, registered_players
 from engine.rollout.cubeless_kernel import rollout_games
 from engine.rollout.parallel import map_chunks, parallelism, split_range
+from engine.rules.boards import kernel_board
 
 ROLLOUT_PRUNE_KEEP = 8  # moves the pruning net passes on in a pruned rollout (4 costs accuracy)
 
@@ -80,7 +81,7 @@ def _play(
     if isinstance(prune, bool) or prune < 0:
         raise ValueError(f"prune is a number of moves (0: no pruning), not {prune!r}")
     out = np.zeros((count, 5), np.float64)
-    start = (agent.ctx, np.ascontiguousarray(board, np.int8), np.uint64(seed), first, count, truncate)
+    start = (agent.ctx, kernel_board(board), np.uint64(seed), first, count, truncate)
     arguments: tuple = (*start, *agent.self_play_scratch(), out, varredn, max_turns, prune)
     rollout_games(*arguments)
     return out

@@ -11,6 +11,14 @@ import numpy as np
 from numba import njit
 
 
+def kernel_board(board) -> np.ndarray:
+    """``board`` as the kernels take it: C-ordered, writeable int8 (a copy where it is
+    not).  numba compiles a kernel apart for a read-only array (a ``Position``'s board
+    is one), so every board that enters the kernels from Python passes here: one
+    compiled copy of the search, the one the warm-up compiles."""
+    return np.require(board, np.int8, ("C", "W"))
+
+
 @njit(cache=True)
 def initial_board():
     board = np.zeros((2, 25), dtype=np.int8)

@@ -232,7 +232,7 @@ def evaluate0_many(ctx, boards, m, out):
     slots = np.empty(4, np.int64)
     los = np.empty(4, np.uint64)
     marks = np.empty(4, np.uint64)
-    pending = 0
+    pending = np.int64(0)  # not a literal 0: see choose_replies
     scratch = ctx.reply_scratch
     for q in range(m):
         board = boards[q]
@@ -252,8 +252,8 @@ def evaluate0_many(ctx, boards, m, out):
         where[pending], slots[pending], los[pending], marks[pending] = q, slot, lo, marked
         pending += 1
         if pending == 4:
-            _store_quad(ctx, held, second, raws, quad, where, slots, los, marks, 4, out)
-            pending = 0
+            _store_quad(ctx, held, second, raws, quad, where, slots, los, marks, pending, out)
+            pending = np.int64(0)
     if pending > 0:
         _store_quad(ctx, held, second, raws, quad, where, slots, los, marks, pending, out)
 

@@ -58,7 +58,7 @@ from engine.search.replies import (  # noqa: F401  (part of this module's face)
 def evaluate1(ctx, board, buf1, probs):
     """1-ply probabilities of ``board`` for its side on roll."""
     # nothing kept: this runs for every position of a 2-ply look, and the copies would show
-    choose_replies(ctx, board, buf1, probs, np.empty((1, 2, 25), np.int8), np.empty((21, 5), np.float32), False)
+    choose_replies(ctx, board, buf1, probs, np.empty((0, 2, 25), np.int8), np.empty((21, 5), np.float32), None)
 
 
 @njit(cache=True)
@@ -66,7 +66,7 @@ def evaluate2(ctx, board, buf2, buf1, probs):
     """2-ply probabilities of ``board`` for its side on roll."""
     replies = np.empty((21, 2, 25), np.int8)
     reply_probs = np.empty((21, 5), np.float32)
-    choose_replies(ctx, board, buf2, probs, replies, reply_probs)
+    choose_replies(ctx, board, buf2, probs, replies, reply_probs, None)
     evaluate2_from(ctx, replies, reply_probs, buf1, probs)
 
 
@@ -201,7 +201,7 @@ def _deeper(ctx, candidates, n, ply, filters, weights, buf2, buf1, equities, pro
                 continue
             if ply >= 2 and level == 1 and used < kept:
                 _flip(candidates[i], flipped)
-                choose_replies(ctx, flipped, buf1, opp, replies[used], reply_probs[used])
+                choose_replies(ctx, flipped, buf1, opp, replies[used], reply_probs[used], None)
                 invert_probs(opp, p)
                 slot[i] = used
                 used += 1

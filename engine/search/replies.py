@@ -85,7 +85,7 @@ def gather_marked(boards, n, mask, keep):
     (those boards, their indices among the ``n``, how many)."""
     few = np.empty((keep, 2, 25), np.int8)
     where = np.empty(keep, np.int64)
-    m = 0
+    m = np.int64(0)
     for i in range(n):
         if mask[i]:
             few[m] = boards[i]
@@ -121,7 +121,7 @@ def _reply_equity(p, weights):
 
 
 @njit(cache=True)
-def best_reply0(ctx, boards, n, flipped, best_probs, weights=None):
+def best_reply0(ctx, boards, n, flipped, best_probs, weights):
     """Index of the 0-ply best of ``n`` post-move boards, its mover probabilities;
     with a pruning net, only its favourite replies meet the full net.  ``weights``:
     the mover's gammon values at a match score (``weighted_equity``); without them,
@@ -150,19 +150,24 @@ def best_reply0(ctx, boards, n, flipped, best_probs, weights=None):
 
 
 @njit(cache=True)
-def choose_replies(ctx, board, buf, probs, replies, reply_probs, keep=True, weights=None):
+def choose_replies(ctx, board, buf, probs, replies, reply_probs, weights):
     """1-ply probabilities of ``board`` for its side on roll, and each roll's chosen
-    reply's 0-ply figures; with ``keep``, the replies too (a 2-ply look starts from
-    them); ``weights``: the side on roll's gammon values (``best_reply0``)."""
+    reply's 0-ply figures; ``replies`` (21 rows, or none where nothing is kept)
+    receives the replies (a 2-ply look starts from them); ``weights``: the side on
+    roll's gammon values, or None for cubeless money (``best_reply0``).
+
+    Every caller passes every argument with the same types (no defaults, no
+    constants): numba compiles a function apart for each omitted argument and each
+    literal, and this one, with all it inlines, is the largest part of the search."""
     if ctx.nets.contact_arch == DEEP5 and ctx.prune_keep > 0:
-        _choose_replies_together(ctx, board, buf, reply_probs, replies if keep else replies[:0], weights)
+        _choose_replies_together(ctx, board, buf, reply_probs, replies, weights)
     else:
         boards, steps, tk, st, stack = buf
         flipped = np.empty((2, 25), np.int8)
         for r in range(21):
             n = generate_moves(board, ROLLS[r, 0], ROLLS[r, 1], boards, steps, tk, st, stack)
             best = best_reply0(ctx, boards, n, flipped, reply_probs[r], weights)
-            if keep:
+            if replies.shape[0] > 0:
                 for s in range(2):
                     for p in range(25):
                         replies[r, s, p] = boards[best, s, p]
@@ -189,7 +194,7 @@ def _choose_replies_together(ctx, board, buf, reply_probs, replies, weights):
     count = np.zeros(21, np.int64)  # none where a move ends the game (its figures are exact)
     mask = np.empty(boards.shape[0], np.bool_)
     scratch_flip = np.empty((2, 25), np.int8)
-    m = 0
+    m = np.int64(0)  # int64 from the start: numba compiled evaluate0_many apart for a literal 0 too
     for r in range(21):
         start[r] = m
         n = generate_moves(board, ROLLS[r, 0], ROLLS[r, 1], boards, steps, tk, st, stack)
