@@ -23,7 +23,7 @@ from engine.rules.boards import kernel_board
 from engine.rules.ids import MatchState
 from engine.rules.moves import MAX_RESULTS, MoveBuffers, generate_moves, result_index, steps_to_move
 from engine.search.context import cache_stats, clear_cache, make_context
-from engine.search.nply import evaluate_at, rank_candidates, search_choose
+from engine.search.nply import evaluate_at, rank_candidates, root_choose, search_choose
 
 DEFAULT_FILTERS = (12, 0.24, 6, 0.12)  # 1-ply: 12 within 0.24; 2-ply: 6 within 0.12
 MONEY_WEIGHTS = (1.0, 1.0, 1.0, 1.0)
@@ -107,7 +107,7 @@ class Agent:
         if self.think > 0:
             return None
         return (
-            search_choose,
+            root_choose if self.ply == 0 else search_choose,
             (
                 self.ctx,
                 self._ply_array,

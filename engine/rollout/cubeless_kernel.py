@@ -19,7 +19,7 @@ from engine.rollout.game import BORNE_OFF, OUT_OF_TURNS, PLAYERS_CHOOSE, STOP, S
 from engine.rules.dice import DISTINCT_ROLLS, ROLL_WEIGHTS, game_seed
 from engine.rules.moves import generate_moves
 from engine.search.context import evaluate0
-from engine.search.nply import invert_probs, pruned_results, rank_candidates
+from engine.search.nply import invert_probs, pruned_results, rank_root
 
 MAX_TURNS = 2000
 
@@ -38,7 +38,7 @@ def _choose0(player, board, n, boards):
     ctx, prune, filters, weights, buf2, buf1, equities, probs, plies, chosen = player
     keep = prune if ctx.prune_keep > 0 else 0
     if keep <= 0 or n <= keep:
-        best = rank_candidates(ctx, boards, n, 0, filters, weights, buf2, buf1, equities, probs, plies)
+        best = rank_root(ctx, boards, n, weights, equities, probs, plies)
         for j in range(5):
             chosen[j] = probs[best, j]
         return best

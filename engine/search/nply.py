@@ -141,17 +141,35 @@ def rank_candidates(ctx, candidates, n, ply, filters, weights, buf2, buf1, equit
     probabilities and the ply each was last evaluated at; returns the best index.
     A move that ends the game is always chosen (its value is exact).
     """
-    if ply == 0 and ctx.root_keep > 0 and _pruned_root(ctx, candidates, n, weights, equities, probs, plies):
+    if ply == 0:
+        return rank_root(ctx, candidates, n, weights, equities, probs, plies)
+    _score_root(ctx, candidates, n, weights, equities, probs, plies)
+    _deeper(ctx, candidates, n, ply, filters, weights, buf2, buf1, equities, probs, plies)
+    return best_of(plies, equities, n)
+
+
+@njit(cache=True)
+def rank_root(ctx, candidates, n, weights, equities, probs, plies):
+    """``rank_candidates`` at 0-ply, compiled apart from the lookahead: a 0-ply player
+    (a rollout's, a 0-ply duel's) compiles a few seconds of kernels, not the search's
+    minutes.  The root net's favourites alone meet the full net where the context has
+    one (``_pruned_root``)."""
+    if ctx.root_keep > 0 and _pruned_root(ctx, candidates, n, weights, equities, probs, plies):
         return best_of(plies, equities, n)
+    _score_root(ctx, candidates, n, weights, equities, probs, plies)
+    return best_of(plies, equities, n)
+
+
+@njit(cache=True)
+def _score_root(ctx, candidates, n, weights, equities, probs, plies):
+    """Every candidate's 0-ply figures (one set, ``static_set``) and equity; depth 0, or
+    ``WON`` for a move that ends the game (exact: never searched again, always preferred)."""
     static_set(ctx, candidates, n, probs)
     for i in range(n):
         equities[i] = weighted_equity(probs[i], weights)
         plies[i] = 0
         if candidates[i, 0].sum() == 0:
-            plies[i] = WON  # exact: never re-searched, always preferred
-    if ply > 0:
-        _deeper(ctx, candidates, n, ply, filters, weights, buf2, buf1, equities, probs, plies)
-    return best_of(plies, equities, n)
+            plies[i] = WON
 
 
 @njit(cache=True)
@@ -221,3 +239,10 @@ def search_choose(params, board, n, candidates):
     """Duel kernel: the move of an n-ply search (see ``rank_candidates``)."""
     ctx, ply, filters, weights, buf2, buf1, equities, probs, plies = params
     return rank_candidates(ctx, candidates, n, ply[0], filters, weights, buf2, buf1, equities, probs, plies)
+
+
+@njit(cache=True)
+def root_choose(params, board, n, candidates):
+    """Duel kernel of a 0-ply player: ``search_choose``'s move without the lookahead compiled."""
+    ctx, _ply, _filters, weights, _buf2, _buf1, equities, probs, plies = params
+    return rank_root(ctx, candidates, n, weights, equities, probs, plies)
