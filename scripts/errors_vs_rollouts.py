@@ -34,7 +34,7 @@ from nets.player import resolve_net_path  # noqa: E402
 def rolled_out(chunks: Path) -> tuple[np.ndarray, np.ndarray]:
     """(indices into the set, their rollout probabilities) of every chunk written so far."""
     indices, labels = [], []
-    for path in sorted(chunks.glob("chunk-*.npz")):
+    for path in sorted(chunks.glob("chunk-*[0-9].npz")):  # as relabel_set: not a .tmp.npz
         with np.load(path) as chunk:
             first, rows = int(chunk["first"]), chunk["labels"]
         indices.append(np.arange(first, first + len(rows)))

@@ -295,7 +295,7 @@ class Agent:
             mover = np.zeros(5, np.float32)
             won_probabilities(after, mover)
         else:
-            mover = invert_probabilities(self.probabilities(np.ascontiguousarray(after[::-1]), 0))
+            mover = invert_probabilities(self.probabilities(after[::-1], 0))
         return float(move_equities(self.tree, after[None], mover[None], state, ply)[0])
 
     def _cube_choice(self, board, state: MatchState) -> CubeChoice:
@@ -354,7 +354,7 @@ class Agent:
         board = kernel_board(board)
         if we_are_on_roll:
             return board, self.probabilities(board)
-        return board, invert_probabilities(self.probabilities(np.ascontiguousarray(board[::-1])))
+        return board, invert_probabilities(self.probabilities(board[::-1]))
 
 
 def gammon_weights(state: MatchState | None) -> tuple[float, float, float, float]:

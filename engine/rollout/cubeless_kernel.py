@@ -35,7 +35,7 @@ def _choose0(player, board, n, boards):
     rarely meets a position twice.  The player is taken apart here rather than in a
     wrapper of the kernel form: every call that receives the search context pays
     for it (a reference count per array), and a wrapper made pruned rollouts about 3% slower."""
-    ctx, prune, filters, weights, buf2, buf1, equities, probs, plies, chosen = player
+    ctx, prune, _filters, weights, _buf2, _buf1, equities, probs, plies, chosen = player
     keep = prune if ctx.prune_keep > 0 else 0
     if keep <= 0 or n <= keep:
         best = rank_root(ctx, boards, n, weights, equities, probs, plies)

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.eval.net import equity_of
+from engine.rules.boards import kernel_board
 from engine.rules.ids import position_id
 from engine.rules.moves import MoveBuffers, generate_moves
 from engine.search.nply import invert_probs
@@ -132,7 +133,7 @@ def candidates(search_order: list[int], cheap: np.ndarray) -> list[int]:
 
 def _results(board: np.ndarray, d1: int, d2: int, buffers: MoveBuffers) -> np.ndarray:
     """Every distinct legal result, flipped: the opponent on roll in row 0."""
-    n = generate_moves(np.ascontiguousarray(board, np.int8), d1, d2, *buffers.args())
+    n = generate_moves(kernel_board(board), d1, d2, *buffers.args())
     return buffers.boards[:n, ::-1].copy()
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.rules.boards import kernel_board
 from engine.rules.ids import position_id
 from nets.train.benchmark.scoring import (
     Benchmark,
@@ -82,7 +83,7 @@ class GnubgBenchmarkPlayer:
         from engine.players.registry import GnubgPlayerError
         from engine.rules.moves import generate_moves
 
-        n = generate_moves(np.ascontiguousarray(board, np.int8), d1, d2, *self.buffers.args())
+        n = generate_moves(kernel_board(board), d1, d2, *self.buffers.args())
         try:
             return self.buffers.boards[self.player.choose(board, d1, d2, self.buffers.boards[:n])].copy()
         except GnubgPlayerError as exc:
@@ -117,7 +118,7 @@ class BgsageBenchmarkPlayer:
         from engine.rules.moves import generate_moves
         from nets.train.labellers import sage_board
 
-        n = generate_moves(np.ascontiguousarray(board, np.int8), d1, d2, *self.buffers.args())
+        n = generate_moves(kernel_board(board), d1, d2, *self.buffers.args())
         ours = {tuple(sage_board(self.buffers.boards[i])): i for i in range(n)}
         best = self.analyzer.checker_play(sage_board(board), d1, d2).moves[0].board
         if tuple(best) not in ours:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from engine.cube.decision import may_double
+from engine.rules.boards import kernel_board
 from engine.rules.ids import CENTRED, MatchState, board_from_position_id, match_state_from_id, position_id
 from engine.rules.moves import MoveBuffers, generate_moves
 from engine.rules.notation import parse_gnubg
@@ -54,7 +55,7 @@ def selfplay_pool(agent_spec: str, games: int, seed: int) -> np.ndarray:
 
 
 def choice_count(board: np.ndarray, d1: int, d2: int, buffers: MoveBuffers) -> int:
-    return generate_moves(np.ascontiguousarray(board, np.int8), d1, d2, *buffers.args())
+    return generate_moves(kernel_board(board), d1, d2, *buffers.args())
 
 
 def selfplay_move_candidates(boards: np.ndarray, rng: np.random.Generator) -> dict[str, list[Candidate]]:
