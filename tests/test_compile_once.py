@@ -5,7 +5,9 @@ one kernel to another that passes a literal constant (``0``, ``True``) or leaves
 defaulted argument is a type of its own: the whole search was compiled a second time
 for the rollouts' literal ``0`` ply, and the reply choice five times.  Compiling from a
 fresh cache to see it would take minutes, so this reads the engine's source instead:
-every call of these kernels passes every parameter, none as a literal.
+every call of these kernels passes every parameter, none as a literal.  The nets the
+kernels take are checked by their numba types: a one-layer net and a deep one must
+hand the search the same types, or every kernel below it compiles once for each.
 """
 
 from __future__ import annotations
@@ -14,11 +16,15 @@ import ast
 import inspect
 from pathlib import Path
 
+import numba
 import pytest
 
 import engine
 from engine.eval import forward
+from engine.eval.evaluator import Evaluator
 from engine.search import context, nply, replies
+from nets.player import resolve_net_path
+from nets.train.dense import DenseNet
 
 ENGINE = Path(engine.__file__).parent
 # the search's kernels that each compile minutes of code below them, and the batched
@@ -84,3 +90,18 @@ def test_no_large_kernel_has_a_default_to_leave_out():
     for name, kernel in LARGE_KERNELS.items():
         defaults = [p for p in inspect.signature(kernel.py_func).parameters.values() if p.default is not p.empty]
         assert not defaults, f"{name} has defaults {defaults}: a call that omits one is compiled apart"
+
+
+def test_one_layer_and_deep_nets_hand_the_kernels_the_same_types():
+    """The shipped one-layer net, a deep net, and a deep net with a root net: one type of
+    context and of net pair, so the search compiles once whichever a process meets."""
+    shipped = Evaluator.load(resolve_net_path("default"))
+    deep = DenseNet.create("contact2", (24, 10), seed=7).as_net()
+    evaluators = [
+        shipped,
+        Evaluator(deep, shipped.race, "deep", shipped.prune),
+        Evaluator(deep, shipped.race, "deep", shipped.prune, root=shipped.contact),
+        Evaluator(shipped.contact),  # no race net: the contact net stands in for it
+    ]
+    assert len({numba.typeof(e.kernel_params()) for e in evaluators}) == 1
+    assert len({numba.typeof(context.make_context(e)) for e in evaluators}) == 1

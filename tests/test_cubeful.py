@@ -19,6 +19,7 @@ from engine.eval.evaluator import Evaluator
 from engine.eval.net import Net
 from engine.players.agent import Agent
 from engine.rollout.selfplay_sample import sample_positions
+from engine.rules.boards import kernel_board
 from engine.rules.ids import CENTRED, MatchState
 from engine.rules.moves import MoveBuffers
 from engine.rules.position import Position
@@ -61,7 +62,7 @@ def reference(
     reply_probs = np.zeros((21, 5), np.float32)
     choose_replies(
         agent.ctx,
-        np.ascontiguousarray(board, np.int8),
+        kernel_board(board),  # writeable: a read-only board compiles the replies apart
         MoveBuffers().args(),
         np.zeros(5, np.float32),
         replies,

@@ -141,6 +141,14 @@ def _no_layer() -> np.ndarray:
     return np.zeros((0, 5), np.float32, order="F")
 
 
+# What a one-layer net hands the kernels as its W3, which they never read.  numba
+# types an empty array as C-ordered and a deep net's W3 as F-ordered, so with the
+# net's own (0, 5) every kernel that takes a net compiled once for one-layer nets
+# and again for deep ones (the whole search three times in a process that met both
+# as its net and root net).  Two rows F-ordered type as a deep net's W3 does.
+_UNREAD_W3 = np.zeros((2, 5), np.float32, order="F")  # writeable: read-only is a type of its own
+
+
 @dataclass
 class Net:
     """One evaluator: weights plus the model card that describes them."""
@@ -205,7 +213,8 @@ class Net:
         return encoding_id(self.encoding)
 
     def arrays(self) -> NetArrays:
-        return NetArrays(self.W1, self.b1, self.W2, self.b2, self.W3, self.b3, self.arch_id, self.encoding_id)
+        W3 = self.W3 if self.hidden2 else _UNREAD_W3
+        return NetArrays(self.W1, self.b1, self.W2, self.b2, W3, self.b3, self.arch_id, self.encoding_id)
 
     def copy(self) -> Net:
         return Net(

@@ -151,7 +151,7 @@ def _cubeful_turn(state, board, d0, d1, turn, seat, n, candidates):
     if n <= 1:
         if candidates[0, 0].sum() > 0:
             # a forced move: its figures are still the next side's before its roll
-            static_set(player[0], candidates, 1, player[7])
+            static_set(player[0], candidates, np.int64(1), player[7])  # int64: a literal is a type apart
             for j in range(5):
                 carried[j] = player[7][0, j]
         return 0
@@ -207,7 +207,19 @@ def cubeful_games(
         r = g % 36  # the first roll: every block of 36 games sees each roll once
         d0, d1 = r // 6 + 1, r % 6 + 1
         end, seat, _ = kernel_turns(
-            _choose_unused, player, _choose_unused, player, _cubeful_turn, state, board, s, d0, d1, 0, MAX_TURNS, root
+            _choose_unused,
+            player,
+            _choose_unused,
+            player,
+            _cubeful_turn,
+            state,
+            board,
+            s,
+            d0,
+            d1,
+            np.int64(0),  # a literal 0 seat would compile the hook apart
+            MAX_TURNS,
+            root,
         )
         if end == BORNE_OFF:
             value = game_value(rules, 0, seat, mover_win_points(board), game[CUBE], game[OWNER])

@@ -170,7 +170,7 @@ def rollout_games(
                 s,
                 d0,
                 d1,
-                0,
+                np.int64(0),  # a literal 0 seat would compile the hooks apart
                 MAX_TURNS,
                 root,
             )
@@ -186,7 +186,7 @@ def rollout_games(
                 s,
                 d0,
                 d1,
-                0,
+                np.int64(0),  # a literal 0 seat would compile the hooks apart
                 MAX_TURNS,
                 root,
             )

@@ -62,7 +62,8 @@ def _keep_and_explore(state, board, d0, d1, turn, seat, n, candidates):
 @njit(cache=True)
 def _selfplay(ctx, seed, first_game, n_games, explore, filters, weights, root, buf2, buf1, equities, probs, plies, out):
     count = np.zeros(1, np.int64)
-    player = (ctx, 0, filters, weights, buf2, buf1, equities, probs, plies)
+    # the ply as int64, not a literal 0: a literal compiles the whole search apart
+    player = (ctx, np.int64(0), filters, weights, buf2, buf1, equities, probs, plies)
     for g in range(first_game, first_game + n_games):
         s = game_seed(seed, g)
         kernel_game(
