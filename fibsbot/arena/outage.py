@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fibsbot.arena import dns_fault
+from fibsbot.records.atomic import write_atomically
 from fibsbot.server.config import ServerConfig
 from fibsbot.server.core import ServerCore
 from fibsbot.server.net import start_server
@@ -172,15 +173,6 @@ async def _phase(daemon: DaemonProcess, seconds: float, attempts: int) -> bool:
     return daemon.returncode is None
 
 
-def _set_fault(path: Path, error: str) -> None:
-    """The resolver error the daemon's lookups get from now on, written whole at once: the
-    daemon reads the file at every lookup, and a file rewritten in place was once read
-    empty between its truncation and its text."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(error)
-    tmp.replace(path)
-
-
 async def run_outage(
     fault: str,
     outage_s: float,
@@ -204,7 +196,9 @@ async def run_outage(
     if fault == "lookup":
         host = dns_fault.FAKE_HOST
         server = await start_server(core, "127.0.0.1", port)
-        _set_fault(fault_file, dns_errors[0])
+        # written whole at once (the daemon reads it at every lookup; rewritten in place it
+        # was once read empty between its truncation and its text)
+        write_atomically(fault_file, dns_errors[0])
         site = dns_fault.write_sitecustomize(folder / "site")
         path = os.pathsep.join(p for p in (str(site), os.environ.get("PYTHONPATH", "")) if p)
         extra_env = {dns_fault.ENV: str(fault_file), "PYTHONPATH": path}
@@ -217,7 +211,7 @@ async def run_outage(
         alive = True
         for error in dns_errors if fault == "lookup" else ("",):
             if error:
-                _set_fault(fault_file, error)
+                write_atomically(fault_file, error)
             alive = await _phase(daemon, outage_s / (len(dns_errors) if fault == "lookup" else 1), min_attempts)
             if not alive:
                 break
