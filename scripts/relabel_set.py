@@ -6,7 +6,9 @@
 Each chunk of ``--chunk`` positions is labelled and written atomically to
 ``CHUNKS/chunk-NNNNN.npz`` (a rerun skips the chunks already there, so a killed run
 goes on where it stopped); when every chunk is there, the labels are added to the set
-under ``--key`` (float16), the set's ``sources`` saying by whom.
+under ``--key`` (float16), the set's ``sources`` saying by whom.  ``--partial OUT`` labels nothing and writes the
+positions labelled so far as a set of their own, so that a fit can learn from a long
+labelling's first chunks.
 """
 
 from __future__ import annotations
@@ -30,12 +32,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--chunks", required=True, help="directory of the chunk files")
     p.add_argument("--chunk", type=int, default=10000, help="positions a chunk (default 10000)")
     p.add_argument("--limit-chunks", type=int, help="stop after this many new chunks")
+    p.add_argument(
+        "--partial",
+        type=Path,
+        help="label nothing: write the positions labelled so far (the chunks present from the first on) "
+        "with their labels under --key, as a label set of their own",
+    )
     args = p.parse_args(argv)
     with np.load(args.set) as data:
         boards = data["boards"]
+    folder = Path(args.chunks)
+    if args.partial is not None:
+        return write_partial(args, boards, folder)
     labeller = parse_labeller(args.labeller)
     labeller.require()
-    folder = Path(args.chunks)
     folder.mkdir(parents=True, exist_ok=True)
     count = (len(boards) + args.chunk - 1) // args.chunk
     done_now = 0
@@ -67,6 +77,35 @@ def main(argv: list[str] | None = None) -> int:
     np.savez_compressed(tmp, **arrays)
     os.replace(tmp, args.set)
     print(f"{len(labels)} labels by {args.labeller} added to {args.set} as {args.key}")
+    return 0
+
+
+def write_partial(args: argparse.Namespace, boards: np.ndarray, folder: Path) -> int:
+    """The prefix of the set whose chunks are all there, as a set of its own (a fit can
+    learn from the labels of a long labelling before it ends)."""
+    labels = []
+    k = 0
+    while (path := folder / f"chunk-{k:05d}.npz").exists():
+        with np.load(path) as chunk:
+            first = int(chunk["first"])
+            if first != k * args.chunk:
+                raise SystemExit(f"{path} starts at position {first}, not {k * args.chunk}: wrong --chunk")
+            labels.append(chunk["labels"])
+        k += 1
+    if not labels:
+        raise SystemExit(f"no chunk-00000.npz in {folder}")
+    count = sum(len(part) for part in labels)
+    with np.load(args.set) as data:
+        arrays = {name: data[name][:count] for name in data.files if name != "sources"}
+        sources = [str(s) for s in data["sources"]] if "sources" in data.files else []
+    arrays[args.key] = np.concatenate(labels)
+    labelled_by = f"{args.key}: labelled by {args.labeller} (scripts/relabel_set.py)"
+    arrays["sources"] = np.array([*sources, f"the first {count} positions of {args.set}", labelled_by])
+    args.partial.parent.mkdir(parents=True, exist_ok=True)
+    tmp = args.partial.with_suffix(".tmp.npz")
+    np.savez_compressed(tmp, **arrays)
+    os.replace(tmp, args.partial)
+    print(f"{count} positions labelled by {args.labeller} written to {args.partial} as {args.key}")
     return 0
 
 
