@@ -27,7 +27,7 @@ from engine.rules.moves import MAX_RESULTS, MoveBuffers, generate_moves  # noqa:
 from engine.search.context import make_context  # noqa: E402
 from fibsbot.bench.search import decision_positions  # noqa: E402
 from nets.player import resolve_net_path  # noqa: E402
-from nets.train.pruning import train_root_net  # noqa: E402
+from nets.train.pruning import ROOT_ENCODING, train_root_net  # noqa: E402
 
 
 def hit_rates(full: Evaluator, root: Evaluator, decisions: int = 4000, keeps=(1, 2, 3, 4, 5, 6)) -> dict:
@@ -55,7 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--net", required=True)
     p.add_argument("--sets", nargs="+", required=True, help="label sets whose boards to learn from")
     p.add_argument("--positions", type=int, default=500000)
-    p.add_argument("--hidden", type=int, default=128)
+    p.add_argument("--hidden", type=int, default=256)
+    p.add_argument("--encoding", default=ROOT_ENCODING, help=f"the root net's inputs (default {ROOT_ENCODING})")
     p.add_argument("--epochs", type=int, default=20)
     p.add_argument("--lr", type=float, default=0.3)
     p.add_argument("--lr-decay", type=float, default=0.85)
@@ -70,6 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         Agent(full, ply=0),
         boards,
         hidden=args.hidden,
+        encoding=args.encoding,
         epochs=args.epochs,
         seed=args.seed,
         lr=args.lr,

@@ -26,10 +26,15 @@ def shipped() -> Evaluator:
     return Evaluator.load("nets/default.npz")
 
 
-@pytest.fixture(scope="module")
-def deep(shipped) -> Evaluator:
+@pytest.fixture(scope="module", params=["contact2", "tesauro"], ids=["contact2-root", "tesauro-root"])
+def deep(request, shipped) -> Evaluator:
+    """A net of two hidden layers with a root net that reads its own ``contact2`` inputs
+    (the shipped contact net) or the plain Tesauro inputs (the shipped pruning net): the
+    root's pass reads whichever encoding its net has."""
     contact = DenseNet.create("contact2", (24, 12), seed=4).as_net()
-    return Evaluator(contact, shipped.race, "deep", shipped.prune, root=shipped.contact)
+    root = shipped.contact if request.param == "contact2" else shipped.prune
+    assert root.encoding == request.param
+    return Evaluator(contact, shipped.race, "deep", shipped.prune, root=root)
 
 
 @pytest.fixture(scope="module")
