@@ -4,11 +4,12 @@
         --key sage2 --chunks runs/h21-sage2
 
 Each chunk of ``--chunk`` positions is labelled and written atomically to
-``CHUNKS/chunk-NNNNN.npz`` (a rerun skips the chunks already there, so a killed run
-goes on where it stopped); when every chunk is there, the labels are added to the set
-under ``--key`` (float16), the set's ``sources`` saying by whom.  ``--partial OUT`` labels nothing and writes the
-positions labelled so far as a set of their own, so that a fit can learn from a long
-labelling's first chunks.
+``CHUNKS/chunk-NNNNN.npz`` (a rerun skips the chunks already there, so a killed run goes
+on where it stopped, and a second run with ``--first-chunk K`` can take the chunks from
+K on, on another core); when every chunk is there, the labels are added to the set under
+``--key`` (float16), the set's ``sources`` saying by whom.  ``--partial OUT`` labels
+nothing and writes the positions labelled so far as a set of their own, so that a fit
+can learn from a long labelling's first chunks.
 """
 
 from __future__ import annotations
@@ -33,6 +34,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--chunk", type=int, default=10000, help="positions a chunk (default 10000)")
     p.add_argument("--limit-chunks", type=int, help="stop after this many new chunks")
     p.add_argument(
+        "--first-chunk",
+        type=int,
+        default=0,
+        help="begin at this chunk (a second run on another core can take the chunks from here on)",
+    )
+    p.add_argument(
         "--partial",
         type=Path,
         help="label nothing: write the positions labelled so far (the chunks present from the first on) "
@@ -49,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     folder.mkdir(parents=True, exist_ok=True)
     count = (len(boards) + args.chunk - 1) // args.chunk
     done_now = 0
-    for k in range(count):
+    for k in range(args.first_chunk, count):
         path = folder / f"chunk-{k:05d}.npz"
         if path.exists():
             continue
@@ -57,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
             break
         start = time.perf_counter()
         labels = labeller.label(boards[k * args.chunk : (k + 1) * args.chunk])
-        tmp = path.with_suffix(".tmp.npz")
+        tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")  # two runs may label the same chunk alike
         np.savez_compressed(tmp, labels=labels.astype(np.float16), first=k * args.chunk)
         os.replace(tmp, path)
         done_now += 1

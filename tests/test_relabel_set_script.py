@@ -1,5 +1,6 @@
-"""scripts/relabel_set.py: a label set's new labels in resumable chunks, and the
-labelled part of an unfinished run as a set of its own (``--partial``)."""
+"""scripts/relabel_set.py: a label set's new labels in resumable chunks (a second run may
+begin further on, ``--first-chunk``), and the labelled part of an unfinished run as a
+set of its own (``--partial``)."""
 
 from __future__ import annotations
 
@@ -42,22 +43,26 @@ def test_an_unfinished_run_gives_its_labelled_prefix_as_a_set_that_the_finished_
 ):
     chunks = tmp_path / "chunks"
     common = [str(label_set), "--labeller", "net:default@0", "--key", "n0", "--chunks", str(chunks), "--chunk", "10"]
-    assert relabel_set.main([*common, "--limit-chunks", "2"]) == 0
+    assert relabel_set.main([*common, "--limit-chunks", "1"]) == 0
+    assert "1 of 3 chunks labelled" in capsys.readouterr().out
+    assert relabel_set.main([*common, "--first-chunk", "2"]) == 0  # as a second run on another core would
     assert "2 of 3 chunks labelled" in capsys.readouterr().out
     assert "n0" not in np.load(label_set).files  # the set itself waits for the last chunk
 
     partial = tmp_path / "partial.npz"
     assert relabel_set.main([*common, "--partial", str(partial)]) == 0
-    boards, labels, extent = read_label_set(f"{partial}:n0")
-    assert np.array_equal(boards, np.load(label_set)["boards"][:20])
-    assert extent["positions"] == 20
+    boards, labels, extent = read_label_set(f"{partial}:n0")  # chunk 1 is missing: the prefix ends before it
+    assert np.array_equal(boards, np.load(label_set)["boards"][:10])
+    assert extent["positions"] == 10
     assert extent["sources"][0] == "two pubeval games"
-    assert "the first 20 positions" in extent["sources"][1] and "net:default@0" in extent["sources"][2]
-    assert read_label_set(f"{partial}:sage1")[1].shape == (20, 5)  # the other labels come along
+    assert "the first 10 positions" in extent["sources"][1] and "net:default@0" in extent["sources"][2]
+    assert read_label_set(f"{partial}:sage1")[1].shape == (10, 5)  # the other labels come along
 
     assert relabel_set.main(common) == 0
     _, finished, _ = read_label_set(f"{label_set}:n0")
-    np.testing.assert_array_equal(finished[:20], labels)
+    assert finished.shape == (25, 5)
+    np.testing.assert_array_equal(finished[:10], labels)
+    assert not list(chunks.glob("*tmp*"))
 
     with pytest.raises(SystemExit, match="wrong --chunk"):
         relabel_set.main([*common[:-1], "5", "--partial", str(partial)])
