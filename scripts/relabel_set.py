@@ -64,25 +64,21 @@ def main(argv: list[str] | None = None) -> int:
             break
         start = time.perf_counter()
         labels = labeller.label(boards[k * args.chunk : (k + 1) * args.chunk])
-        tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")  # two runs may label the same chunk alike
-        np.savez_compressed(tmp, labels=labels.astype(np.float16), first=k * args.chunk)
-        os.replace(tmp, path)
+        save_atomically(path, labels=labels.astype(np.float16), first=k * args.chunk)
         done_now += 1
         print(f"chunk {k + 1}/{count}: {len(labels)} positions in {time.perf_counter() - start:.0f} s", flush=True)
     present = sorted(folder.glob("chunk-*[0-9].npz"))
     if len(present) < count:
         print(f"{len(present)} of {count} chunks labelled; run again to go on")
         return 0
-    labels = np.concatenate([np.load(path)["labels"] for path in present])
+    labels = np.concatenate(labelled_prefix(folder, args.chunk))
     with np.load(args.set) as data:
         arrays = {k: data[k] for k in data.files}
     arrays[args.key] = labels
     arrays["sources"] = np.append(
         arrays.get("sources", np.array([], str)), f"{args.key}: labelled by {args.labeller} (scripts/relabel_set.py)"
     )
-    tmp = Path(args.set).with_suffix(".tmp.npz")
-    np.savez_compressed(tmp, **arrays)
-    os.replace(tmp, args.set)
+    save_atomically(Path(args.set), **arrays)
     print(f"{len(labels)} labels by {args.labeller} added to {args.set} as {args.key}")
     return 0
 
@@ -90,15 +86,7 @@ def main(argv: list[str] | None = None) -> int:
 def write_partial(args: argparse.Namespace, boards: np.ndarray, folder: Path) -> int:
     """The prefix of the set whose chunks are all there, as a set of its own (a fit can
     learn from the labels of a long labelling before it ends)."""
-    labels = []
-    k = 0
-    while (path := folder / f"chunk-{k:05d}.npz").exists():
-        with np.load(path) as chunk:
-            first = int(chunk["first"])
-            if first != k * args.chunk:
-                raise SystemExit(f"{path} starts at position {first}, not {k * args.chunk}: wrong --chunk")
-            labels.append(chunk["labels"])
-        k += 1
+    labels = labelled_prefix(folder, args.chunk)
     if not labels:
         raise SystemExit(f"no chunk-00000.npz in {folder}")
     count = sum(len(part) for part in labels)
@@ -109,11 +97,33 @@ def write_partial(args: argparse.Namespace, boards: np.ndarray, folder: Path) ->
     labelled_by = f"{args.key}: labelled by {args.labeller} (scripts/relabel_set.py)"
     arrays["sources"] = np.array([*sources, f"the first {count} positions of {args.set}", labelled_by])
     args.partial.parent.mkdir(parents=True, exist_ok=True)
-    tmp = args.partial.with_suffix(".tmp.npz")
-    np.savez_compressed(tmp, **arrays)
-    os.replace(tmp, args.partial)
+    save_atomically(args.partial, **arrays)
     print(f"{count} positions labelled by {args.labeller} written to {args.partial} as {args.key}")
     return 0
+
+
+def labelled_prefix(folder: Path, chunk: int) -> list[np.ndarray]:
+    """The labels of the chunks present from the first on, up to the first gap; a chunk
+    written with another ``--chunk`` is an error."""
+    labels = []
+    k = 0
+    while (path := folder / f"chunk-{k:05d}.npz").exists():
+        with np.load(path) as data:
+            first = int(data["first"])
+            if first != k * chunk:
+                raise SystemExit(f"{path} starts at position {first}, not {k * chunk}: wrong --chunk")
+            labels.append(data["labels"])
+        k += 1
+    return labels
+
+
+def save_atomically(path: Path, **arrays) -> None:
+    """``path`` written whole or not at all, through a temporary file of this process's
+    own: two runs (``--first-chunk``) may label the same chunk, or both add the labels
+    to the set, at once, and write the same figures."""
+    tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")
+    np.savez_compressed(tmp, **arrays)
+    os.replace(tmp, path)
 
 
 if __name__ == "__main__":

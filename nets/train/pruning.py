@@ -65,7 +65,7 @@ def train_root_net(
     features would cost as much as the root net itself (measured on s1k400: a root pass
     over the bench's decisions 8 µs with Tesauro inputs against 17.6 µs with the full
     net's ``contact2``), and with 256 hidden units it keeps the full net's choice among
-    its 4 favourites in 98.6% of decisions (``contact2``, 128 units: 98.9%; the 32-unit
+    its 4 favourites in 98.6-98.75% of decisions (``contact2``, 128 units: 98.9%; the 32-unit
     pruning net ranks too coarsely: with it as the root net d400x128 lost 0.017 a game
     to gnubg's 0-ply)."""
     from engine.eval.pubeval import board_has_contact
