@@ -47,7 +47,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--convert", type=Path, help="write this .dense.npz as an engine net pair, nothing fitted")
     parser.add_argument("--name", required=True, help="the result, under nets/")
     parser.add_argument("--hidden", type=int, nargs="+", default=[400], help="units of each hidden layer")
-    parser.add_argument("--encoding", default="contact2")
+    parser.add_argument(
+        "--encoding", default="contact2", help="the inputs; a --start net of fewer inputs grows onto them"
+    )
     parser.add_argument("--net", default="runs/sage-labels/x12e", help="the race net's source (default x12e's)")
     parser.add_argument("--start", help="a one-hidden-layer net to continue from instead of random weights")
     parser.add_argument("--epochs", type=int, default=30)
@@ -79,6 +81,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(x):,} training and {len(x_held):,} held-out contact positions encoded", flush=True)
     if args.start:
         net = DenseNet.from_net(Evaluator.load(resolve_net_path(args.start)).contact)
+        if net.encoding != args.encoding:  # grown onto the richer inputs, its function unchanged
+            net = net.with_encoding(args.encoding)
     else:
         net = DenseNet.create(args.encoding, tuple(args.hidden), args.seed)
     settings = DenseSettings(

@@ -59,6 +59,18 @@ def test_saved_and_loaded_nets_compute_the_same(tmp_path):
     np.testing.assert_array_equal(again.outputs(x), net.outputs(x))
 
 
+def test_a_net_grown_onto_contact3_computes_what_it_did_on_contact2():
+    net = DenseNet.create("contact2", (8, 4), seed=9)
+    grown = net.with_encoding("contact3")
+    boards = _boards(30, 9)
+    assert grown.encoding == "contact3" and grown.hidden == (8, 4)
+    np.testing.assert_allclose(
+        grown.outputs(encode_all("contact3", boards)), net.outputs(encode_all("contact2", boards)), atol=1e-6
+    )
+    with pytest.raises(Exception, match="does not extend"):
+        grown.with_encoding("contact2")
+
+
 def test_training_learns_a_function_of_the_board_and_keeps_the_best_held_out_weights():
     boards = _boards(600, 11)
     x = encode_all("contact2", boards)

@@ -13,7 +13,7 @@ from engine.eval.net import NetError, swap_permutation
 from engine.rollout.selfplay_sample import sample_positions
 from engine.rules.position import Position
 
-SIZES = {"tesauro": 196, "tesauro-turn": 198, "race": 200, "contact": 222, "contact2": 236}
+SIZES = {"tesauro": 196, "tesauro-turn": 198, "race": 200, "contact": 222, "contact2": 236, "contact3": 250}
 
 
 def contact_features(x: np.ndarray, side: int) -> dict[str, float]:

@@ -27,6 +27,7 @@ from fibsbot.bench.speed import real_game_positions
 ARCH_ENCODINGS = [
     ("gnubg5", "contact"),
     ("gnubg5", "contact2"),
+    ("gnubg5", "contact3"),
     ("gnubg5", "race"),
     ("tesauro3", "tesauro"),
     ("symmetric", "tesauro-turn"),

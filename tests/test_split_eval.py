@@ -5,6 +5,7 @@ positions come in (a cached value must not depend on the path that reached it)."
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from strategies import random_board
 
 from engine.eval.encode import encode
@@ -12,7 +13,7 @@ from engine.eval.evaluator import Evaluator
 from engine.eval.limits import RAW_LANES
 from engine.eval.net import Net
 from engine.eval.pubeval import board_has_contact
-from engine.eval.split_eval import OWN_CONTACT2, REST_CONTACT2, evaluate_split
+from engine.eval.split_eval import OWN_CONTACT2, OWN_CONTACT3, REST_CONTACT2, REST_CONTACT3, evaluate_split
 from fibsbot.bench.speed import real_game_positions
 
 
@@ -34,7 +35,10 @@ def _evaluate_all(net, boards, own, key) -> np.ndarray:
     return out
 
 
-def test_own_units_depend_on_the_side_on_roll_alone():
+@pytest.mark.parametrize(
+    "encoding, own, rest", [("contact2", OWN_CONTACT2, REST_CONTACT2), ("contact3", OWN_CONTACT3, REST_CONTACT3)]
+)
+def test_own_units_depend_on_the_side_on_roll_alone(encoding, own, rest):
     """Changing the other side's checkers never moves an input counted as the side on
     roll's own, so its sums may be kept while that side's row stays the same."""
     rng = np.random.default_rng(3)
@@ -42,16 +46,20 @@ def test_own_units_depend_on_the_side_on_roll_alone():
         board = random_board(rng)
         other = random_board(rng)
         other[0] = board[0]
-        a, b = encode("contact2", board), encode("contact2", other)
-        assert np.array_equal(a[OWN_CONTACT2], b[OWN_CONTACT2])
-    assert sorted(np.concatenate([OWN_CONTACT2, REST_CONTACT2]).tolist()) == list(range(len(a)))
+        a, b = encode(encoding, board), encode(encoding, other)
+        assert np.array_equal(a[own], b[own])
+    assert sorted(np.concatenate([own, rest]).tolist()) == list(range(len(a)))
 
 
 def test_split_evaluation_equals_the_one_pass_evaluation():
     boards = _contact_boards(400)
-    nets = [Evaluator.load("nets/default.npz").contact, Net.create("gnubg5", "contact", 48, seed=2, scale=0.3)]
+    nets = [
+        Evaluator.load("nets/default.npz").contact,
+        Net.create("gnubg5", "contact", 48, seed=2, scale=0.3),
+        Net.create("gnubg5", "contact3", 48, seed=3, scale=0.3),
+    ]
     for net in nets:
-        assert net.encoding in ("contact", "contact2")
+        assert net.encoding in ("contact", "contact2", "contact3")
         got = _evaluate_all(net, boards, np.zeros(1024, np.float32), np.zeros(32, np.float32))
         assert np.abs(got - net.probabilities(boards)).max() < 1e-5
 

@@ -30,6 +30,9 @@
 ``contact2`` ``contact`` with ``engine.eval.features.EXTRA_FEATURES`` after each side's
              block: the pips a hit costs, double shots, the chance of staying on
              the bar, pips to break contact, free pips, mobility and timing.
+``contact3`` ``contact2`` with ``engine.eval.blockade.EXTRA3_FEATURES`` after each
+             side's block: the rearmost checker, anchors, escapes and blockades
+             counted in rolls, and the stragglers' second moment.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from engine.eval.blockade import EXTRA3_FEATURES, extra3_features
 from engine.eval.features import (  # noqa: F401
     EXTRA_FEATURES,
     bit_range,
@@ -49,8 +53,15 @@ from engine.eval.features import (  # noqa: F401
     reverse24,
 )
 
-TESAURO, TESAURO_TURN, RACE, CONTACT, CONTACT2 = 0, 1, 2, 3, 4
-ENCODINGS = {"tesauro": TESAURO, "tesauro-turn": TESAURO_TURN, "race": RACE, "contact": CONTACT, "contact2": CONTACT2}
+TESAURO, TESAURO_TURN, RACE, CONTACT, CONTACT2, CONTACT3 = 0, 1, 2, 3, 4, 5
+ENCODINGS = {
+    "tesauro": TESAURO,
+    "tesauro-turn": TESAURO_TURN,
+    "race": RACE,
+    "contact": CONTACT,
+    "contact2": CONTACT2,
+    "contact3": CONTACT3,
+}
 CONTACT_FEATURES = (
     "pips",
     "back",
@@ -67,7 +78,15 @@ CONTACT_POINT_UNITS = 25 * 4  # a side's 24 points and its bar, four units each,
 CONTACT_TAIL = ("off",) + CONTACT_FEATURES  # the units after a side's points, in order
 CONTACT_HALF = CONTACT_POINT_UNITS + len(CONTACT_TAIL)
 CONTACT2_HALF = CONTACT_HALF + len(EXTRA_FEATURES)
-SIZES = {TESAURO: 196, TESAURO_TURN: 198, RACE: 200, CONTACT: 2 * CONTACT_HALF, CONTACT2: 2 * CONTACT2_HALF}
+CONTACT3_HALF = CONTACT2_HALF + len(EXTRA3_FEATURES)
+SIZES = {
+    TESAURO: 196,
+    TESAURO_TURN: 198,
+    RACE: 200,
+    CONTACT: 2 * CONTACT_HALF,
+    CONTACT2: 2 * CONTACT2_HALF,
+    CONTACT3: 2 * CONTACT3_HALF,
+}
 
 
 def encoding_id(name: str) -> int:
@@ -183,9 +202,9 @@ def _side_summary(row):
 
 
 @njit(cache=True, inline="always")
-def _side_tail(me, mine, theirs, out, base, extra):
-    """The units after one side's 25 points: off and the hand-made features, from
-    both sides' ``_side_summary``."""
+def _side_tail(me, mine, theirs, out, base, level):
+    """The units after one side's 25 points: off and the hand-made features of
+    ``contact_level`` ``level``, from both sides' ``_side_summary``."""
     occupied, made, blots, total, pips, home, home_pips, back, rear = mine
     them_made, them_blots, them_rear = theirs[1], theirs[2], theirs[8]
     blocked = reverse24(them_made)  # the other side's made points, in our numbering
@@ -204,7 +223,7 @@ def _side_tail(me, mine, theirs, out, base, extra):
     anchors = made >> 18
     out[k + 6] = (highest_bit(anchors) + 1) / 6.0 if anchors else 0.0  # the deepest anchor
     shots, pip_loss, double_shots = hit_stats_masks(me[24] > 0, occupied, blocked, them_blots)
-    if extra:
+    if level >= 1:
         extra_features(
             me,
             them_made,
@@ -228,25 +247,48 @@ def _side_tail(me, mine, theirs, out, base, extra):
     out[k + 8] = escapes / 6.0
     out[k + 9] = contain / 12.0
     out[k + 10] = home / 15.0
+    if level >= 2:
+        extra3_features(me, made, blocked, rear, total, pips, out, base + CONTACT2_HALF)
 
 
 @njit(cache=True)
-def _contact_tails(board, out, extra):
+def _contact_tails(board, out, level):
     """Both sides' tail units (row 0 the side on roll), each from its own view."""
-    half = CONTACT2_HALF if extra else CONTACT_HALF
+    half = contact_half(level)
     first = _side_summary(board[0])
     second = _side_summary(board[1])
-    _side_tail(board[0], first, second, out, 0, extra)
-    _side_tail(board[1], second, first, out, half, extra)
+    _side_tail(board[0], first, second, out, 0, level)
+    _side_tail(board[1], second, first, out, half, level)
 
 
 @njit(cache=True)
-def _contact(board, out, extra):
-    half = CONTACT2_HALF if extra else CONTACT_HALF
+def _contact(board, out, level):
+    half = contact_half(level)
     for side in range(2):
         for p in range(25):
             _contact_point(board[side, p], out, side * half + 4 * p)
-    _contact_tails(board, out, extra)
+    _contact_tails(board, out, level)
+
+
+@njit(cache=True, inline="always")
+def contact_level(encoding):
+    """0, 1 and 2 for ``contact``, ``contact2`` and ``contact3`` (each adds features
+    to the one before); -1 for the encodings without the contact features."""
+    if encoding == CONTACT:
+        return 0
+    if encoding == CONTACT2:
+        return 1
+    if encoding == CONTACT3:
+        return 2
+    return -1
+
+
+@njit(cache=True, inline="always")
+def contact_half(level):
+    """The units of one side's block at a ``contact_level``."""
+    if level == 2:
+        return CONTACT3_HALF
+    return CONTACT2_HALF if level == 1 else CONTACT_HALF
 
 
 @njit(cache=True)
@@ -259,14 +301,14 @@ def encode_into(encoding, board, out):
     elif encoding == RACE:
         _race(board, out)
     else:
-        _contact(board, out, encoding == CONTACT2)
+        _contact(board, out, contact_level(encoding))
 
 
 @njit(cache=True)
 def point_units(encoding, n, units):
     """The four units of a point holding ``n`` checkers (this side's own), as every
     side's points are encoded in ``encoding``."""
-    if encoding == CONTACT or encoding == CONTACT2:
+    if contact_level(encoding) >= 0:
         units[0] = 1.0 if n == 1 else 0.0
         units[1] = 1.0 if n == 2 else 0.0
     else:
@@ -280,10 +322,9 @@ def point_units(encoding, n, units):
 def point_index(encoding, side, p):
     """Index of the first of the four units of ``side``'s point ``p`` (column 0..24),
     or -1 where the point is not encoded by such units (tesauro's bar: a tail unit)."""
-    if encoding == CONTACT:
-        return side * CONTACT_HALF + 4 * p
-    if encoding == CONTACT2:
-        return side * CONTACT2_HALF + 4 * p
+    level = contact_level(encoding)
+    if level >= 0:
+        return side * contact_half(level) + 4 * p
     return side * 96 + 4 * p if p < 24 else -1
 
 
@@ -291,8 +332,9 @@ def point_index(encoding, side, p):
 def tail_ranges(encoding):
     """The two index ranges (start, end, start, end) of the units that are not point
     units: bar (tesauro), off and the hand-made features."""
-    if encoding == CONTACT or encoding == CONTACT2:
-        half = CONTACT2_HALF if encoding == CONTACT2 else CONTACT_HALF
+    level = contact_level(encoding)
+    if level >= 0:
+        half = contact_half(level)
         return CONTACT_POINT_UNITS, half, half + CONTACT_POINT_UNITS, 2 * half
     if encoding == RACE:
         return 192, 200, 200, 200
@@ -302,8 +344,9 @@ def tail_ranges(encoding):
 @njit(cache=True)
 def encode_tail_into(encoding, board, out):
     """Write only the units of ``tail_ranges`` of ``board`` into ``out``."""
-    if encoding == CONTACT or encoding == CONTACT2:
-        _contact_tails(board, out, encoding == CONTACT2)
+    level = contact_level(encoding)
+    if level >= 0:
+        _contact_tails(board, out, level)
     elif encoding == RACE:
         _race_tail(board, out)
     else:

@@ -26,10 +26,9 @@ from numba import njit
 
 from engine.eval.encode import (
     CONTACT,
-    CONTACT2,
-    CONTACT2_HALF,
-    CONTACT_HALF,
     TESAURO,
+    contact_half,
+    contact_level,
     encode_into,
     encode_tail_into,
     point_index,
@@ -268,8 +267,9 @@ def evaluate_replies_chained(W1, b1, W2, b2, W3, b3, arch, enc, boards, n, scrat
 def _layout(enc):
     """What ``_point_changes`` and ``_tail_changes`` need to know of an encoding, worked out once a set."""
     a0, a1, b0, b1 = tail_ranges(enc)
-    contact = enc == CONTACT or enc == CONTACT2
-    half = CONTACT2_HALF if enc == CONTACT2 else CONTACT_HALF
+    level = contact_level(enc)
+    contact = level >= 0
+    half = contact_half(level)
     points = 25 if contact else 24  # tesauro's bar is a tail unit
     return a0, a1, b0, b1, contact, half, points
 

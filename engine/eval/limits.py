@@ -12,7 +12,8 @@ feature added there moves them with it.
 
 from __future__ import annotations
 
-from engine.eval.encode import CONTACT_HALF, CONTACT_POINT_UNITS, CONTACT_TAIL
+from engine.eval.blockade import EXTRA3_FEATURES
+from engine.eval.encode import CONTACT2_HALF, CONTACT_HALF, CONTACT_POINT_UNITS, CONTACT_TAIL
 from engine.eval.features import EXTRA_FEATURES
 
 MAX_INPUTS = 512  # the widest input layer a context's buffers hold
@@ -27,8 +28,12 @@ RAW_LANES = OUTPUT_LANES + MAX_SECOND_HIDDEN
 # and home-board count.  The others (shots, escapes, contain) also read the other side.
 OWN_TAIL_FEATURES = ("off", "pips", "back", "home_points", "prime", "blots", "anchor", "homecount")
 OWN_EXTRA_FEATURES = ("timing",)  # the same among contact2's extra features
+# and among contact3's: all but the rearmost checker's escapes (its blockade, contain36,
+# is of its own points alone: the fewest escapes from fixed columns)
+OWN_EXTRA3_FEATURES = ("back_chequer", "forward_anchor", "deep_anchors", "contain36", "contain36_sq", "moment2")
 
 # indices in the side on roll's block of inputs (row 0 of the board)
 OWN_POINT_UNITS = tuple(range(CONTACT_POINT_UNITS))
 OWN_TAIL_UNITS = tuple(CONTACT_POINT_UNITS + CONTACT_TAIL.index(name) for name in OWN_TAIL_FEATURES)
 OWN_EXTRA_UNITS = tuple(CONTACT_HALF + EXTRA_FEATURES.index(name) for name in OWN_EXTRA_FEATURES)
+OWN_EXTRA3_UNITS = tuple(CONTACT2_HALF + EXTRA3_FEATURES.index(name) for name in OWN_EXTRA3_FEATURES)

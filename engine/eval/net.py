@@ -106,7 +106,7 @@ def swap_permutation(encoding: str) -> np.ndarray:
         perm[192], perm[193], perm[194], perm[195] = 193, 192, 195, 194
         if encoding == "tesauro-turn":
             perm[196], perm[197] = 197, 196
-    elif encoding in ("contact", "contact2"):
+    elif encoding in ("contact", "contact2", "contact3"):
         half = n // 2
         perm[:half], perm[half:] = np.arange(half, n), np.arange(0, half)
     else:

@@ -20,18 +20,21 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engine.eval.encode import CONTACT, CONTACT2, CONTACT2_HALF, CONTACT_HALF, encode_into
+from engine.eval.encode import CONTACT, CONTACT2, CONTACT3, contact_half, contact_level, encode_into
 from engine.eval.incremental import add_rows
-from engine.eval.limits import OWN_EXTRA_UNITS, OWN_POINT_UNITS, OWN_TAIL_UNITS
+from engine.eval.limits import OWN_EXTRA3_UNITS, OWN_EXTRA_UNITS, OWN_POINT_UNITS, OWN_TAIL_UNITS
 from engine.eval.net import DEEP5, deep_probs_alone, net_probs, sigmoid
 
 
 def _split(encoding: int) -> tuple[np.ndarray, np.ndarray]:
     """The inputs of the side on roll's own units, and all the others, in order."""
-    half = CONTACT2_HALF if encoding == CONTACT2 else CONTACT_HALF
+    level = contact_level(encoding)
+    half = contact_half(level)
     own = list(OWN_POINT_UNITS + OWN_TAIL_UNITS)
-    if encoding == CONTACT2:
+    if level >= 1:
         own.extend(OWN_EXTRA_UNITS)
+    if level >= 2:
+        own.extend(OWN_EXTRA3_UNITS)
     owned = set(own)
     rest = [i for i in range(2 * half) if i not in owned]
     return np.array(own, np.int64), np.array(rest, np.int64)
@@ -39,6 +42,7 @@ def _split(encoding: int) -> tuple[np.ndarray, np.ndarray]:
 
 OWN_CONTACT, REST_CONTACT = _split(CONTACT)
 OWN_CONTACT2, REST_CONTACT2 = _split(CONTACT2)
+OWN_CONTACT3, REST_CONTACT3 = _split(CONTACT3)
 KEY = 25  # the own sums' row: its 25 counts, then a flag (1: the sums are those of that row)
 KEY_SIZE = KEY + 1
 
@@ -62,8 +66,12 @@ def split_hidden(W1, b1, enc, board, x, h, own, key, rows, deltas):
     n_in, n_hidden = W1.shape
     xs, hs, os = x[:n_in], h[:n_hidden], own[:n_hidden]
     encode_into(enc, board, xs)
-    own_idx = OWN_CONTACT2 if enc == CONTACT2 else OWN_CONTACT
-    rest_idx = REST_CONTACT2 if enc == CONTACT2 else REST_CONTACT
+    if enc == CONTACT3:
+        own_idx, rest_idx = OWN_CONTACT3, REST_CONTACT3
+    elif enc == CONTACT2:
+        own_idx, rest_idx = OWN_CONTACT2, REST_CONTACT2
+    else:
+        own_idx, rest_idx = OWN_CONTACT, REST_CONTACT
     same = key[KEY] == 1.0
     if same:
         for p in range(25):

@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 from engine.eval.bearoff import load_bearoff_db
-from engine.eval.encode import CONTACT, CONTACT2
+from engine.eval.encode import contact_level
 from engine.eval.eval_sets import BearoffTables, SetScratch, all_in_home, bearoff_tables, make_set_scratch
 from engine.eval.evaluator import NetPair
 from engine.eval.incremental import ReplyScratch, make_reply_scratch
@@ -179,7 +179,7 @@ def _split_path(nets, board):
     """Whether ``_evaluate_miss`` evaluates ``board`` by ``engine.eval.split_eval``."""
     enc = nets.contact_enc
     return (
-        (enc == CONTACT or enc == CONTACT2)
+        contact_level(enc) >= 0
         and not (all_in_home(board[0]) and all_in_home(board[1]))
         and not (nets.use_race and not board_has_contact(board))
     )

@@ -145,7 +145,9 @@ def _setup(p: argparse.ArgumentParser) -> None:
     )
     fitp.add_argument("--net", default="default", help="the net to start from (default: default)")
     fitp.add_argument("--name", required=True, help="name of the result in nets/")
-    fitp.add_argument("--encoding", choices=["contact", "contact2"], help="grow the contact net to this encoding")
+    fitp.add_argument(
+        "--encoding", choices=["contact", "contact2", "contact3"], help="grow the contact net to this encoding"
+    )
     fitp.add_argument("--hidden", type=int, help="grow the contact net to this many hidden units")
     fitp.add_argument("--epochs", type=int, default=20)
     fitp.add_argument("--lr", type=float, default=0.01)

@@ -26,6 +26,7 @@ from numba import njit
 from engine.eval.encode import encode_into, encoding_id, input_size
 from engine.eval.net import Net
 from nets.train.distill import ACTIVE_INPUTS
+from nets.train.expand import input_map
 
 BETA1, BETA2, EPS = 0.9, 0.999, 1e-8
 CLIP = 1e-7
@@ -120,6 +121,15 @@ class DenseNet:
             weights.append(np.ascontiguousarray(net.W3))
             biases.append(net.b3.copy())
         return cls(net.encoding, weights, biases)
+
+    def with_encoding(self, encoding: str) -> DenseNet:
+        """The same function on a richer encoding of the board (``nets.train.expand``):
+        the added inputs get zero weights, to be learned from there."""
+        rows = input_map(self.encoding, encoding)
+        first = np.zeros((input_size(encoding), self.weights[0].shape[1]), np.float32)
+        first[rows] = self.weights[0]
+        weights = [first] + [w.copy() for w in self.weights[1:]]
+        return DenseNet(encoding, weights, [b.copy() for b in self.biases])
 
 
 def cross_entropy(outputs: np.ndarray, targets: np.ndarray) -> float:

@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.eval.encode import CONTACT2_HALF, CONTACT_HALF, input_size
+from engine.eval.encode import CONTACT2_HALF, CONTACT3_HALF, CONTACT_HALF, input_size
 from engine.eval.net import Net, NetError
 
 # encodings that extend another: each side's block of the old one starts each side's block of the new
-_EXTENDS = {("contact", "contact2"): (CONTACT_HALF, CONTACT2_HALF)}
+_EXTENDS = {
+    ("contact", "contact2"): (CONTACT_HALF, CONTACT2_HALF),
+    ("contact", "contact3"): (CONTACT_HALF, CONTACT3_HALF),
+    ("contact2", "contact3"): (CONTACT2_HALF, CONTACT3_HALF),
+}
 
 
 def input_map(old: str, new: str) -> np.ndarray:
