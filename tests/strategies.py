@@ -61,6 +61,15 @@ def random_board(
     return _board_from_columns([int(c) for c in ours], [int(c) for c in theirs])
 
 
+def random_and_played_boards(seed: int, count: int = 150) -> list[np.ndarray]:
+    """``count`` random boards and ``count`` met in self-play (random and pubeval), both
+    from ``seed``: odd corners and realistic positions for a feature's definition."""
+    from engine.rollout.selfplay_sample import sample_positions
+
+    rng = np.random.default_rng(seed)
+    return [random_board(rng) for _ in range(count)] + [s.board for s in sample_positions(count, seed=seed)]
+
+
 def dice() -> st.SearchStrategy[tuple[int, int]]:
     """A roll, larger die first."""
     return st.tuples(st.integers(1, 6), st.integers(1, 6)).map(lambda d: (max(d), min(d)))

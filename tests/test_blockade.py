@@ -6,11 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from board_builder import make_board
-from strategies import random_board
+from strategies import random_and_played_boards
 
 from engine.eval.blockade import EXTRA3_FEATURES
 from engine.eval.encode import CONTACT2_HALF, CONTACT3_HALF, encode
-from engine.rollout.selfplay_sample import sample_positions
 
 
 def brute_escapes(column: int, other: np.ndarray) -> int:
@@ -80,17 +79,8 @@ def reference(me: np.ndarray, other: np.ndarray) -> dict[str, float]:
     }
 
 
-def test_contact3_is_contact2_with_the_new_features_after_each_side():
-    for sample in sample_positions(100, seed=5):
-        old, new = encode("contact2", sample.board), encode("contact3", sample.board)
-        assert np.array_equal(new[:CONTACT2_HALF], old[:CONTACT2_HALF])
-        assert np.array_equal(new[CONTACT3_HALF : CONTACT3_HALF + CONTACT2_HALF], old[CONTACT2_HALF:])
-
-
 def test_contact3_features_equal_their_definitions_on_random_and_played_boards():
-    rng = np.random.default_rng(29)
-    boards = [random_board(rng) for _ in range(150)] + [s.board for s in sample_positions(150, seed=31)]
-    for board in boards:
+    for board in random_and_played_boards(29):
         x = encode("contact3", board)
         for side in range(2):
             got = features3(x, side)

@@ -2,19 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from functools import lru_cache
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from engine.cube.decision import DOUBLE_DROP, DOUBLE_TAKE, NO_DOUBLE, TOO_GOOD
 from tests.gnubg_cli import require_gnubg
-
-SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "check_cube_vs_gnubg.py"
+from tests.script_loader import load_script as load_script_named
 
 HINT = """
 Cube analysis
@@ -39,13 +34,8 @@ Proper cube action: Redouble, pass
 """
 
 
-@lru_cache(maxsize=1)
 def load_script():
-    spec = importlib.util.spec_from_file_location("check_cube_vs_gnubg", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up while being built
-    spec.loader.exec_module(module)
-    return module
+    return load_script_named("check_cube_vs_gnubg")
 
 
 def test_hints_are_parsed_into_actions_probabilities_and_equities():

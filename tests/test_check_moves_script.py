@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
+
+from tests.script_loader import load_script as load_script_named
 
 oracle = pytest.importorskip("engine.rules.gnubg_oracle", reason="gnubg-nn not installed: pip install -e '.[test]'")
 
-SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "check_moves_vs_gnubg.py"
-
 
 def load_script():
-    spec = importlib.util.spec_from_file_location("check_moves_vs_gnubg", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script_named("check_moves_vs_gnubg")
 
 
 def test_a_short_check_passes_and_counts_every_kind(capsys):

@@ -2,26 +2,17 @@
 
 from __future__ import annotations
 
-import importlib.util
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
-
-
-def _load(name: str):
-    spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from tests.script_loader import load_script
 
 
 def test_gap_by_class_hands_exactly_one_class_to_gnubg(monkeypatch, capsys):
     pytest.importorskip("gnubg_nn", reason="gnubg-nn not installed")
-    script = _load("gap_by_class")
+    script = load_script("gap_by_class")
     from engine.rules.moves import MoveBuffers, generate_moves
     from engine.rules.position import Phase, Position
 
@@ -55,7 +46,7 @@ def test_rollout_bias_reports_each_output(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(
         sys, "argv", ["rollout_bias.py", str(tmp_path), "--positions", "6", "--games", "4", "--seed", "5"]
     )
-    assert _load("rollout_bias").main() == 0
+    assert load_script("rollout_bias").main() == 0
     out = capsys.readouterr().out
     assert "6 contact positions" in out and out.count("win gammon") == 2
     boards = load_harvest(tmp_path)[0]
@@ -63,7 +54,7 @@ def test_rollout_bias_reports_each_output(tmp_path, monkeypatch, capsys):
 
 
 def test_rollout_prune_accuracy_reports_both_plays_and_their_difference(monkeypatch, capsys):
-    script = _load("rollout_prune_accuracy")
+    script = load_script("rollout_prune_accuracy")
     monkeypatch.setattr(
         sys,
         "argv",
@@ -88,7 +79,7 @@ def test_rollout_prune_accuracy_reports_both_plays_and_their_difference(monkeypa
 
 
 def test_harvest_vs_opponent_keeps_the_filtered_candidates_of_the_nets_decisions(tmp_path):
-    script = _load("harvest_vs_opponent")
+    script = load_script("harvest_vs_opponent")
     from engine.rules.moves import MoveBuffers, generate_moves
     from engine.rules.position import Position
     from nets.train.candidates import FILTER_WINDOW

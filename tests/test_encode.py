@@ -8,7 +8,15 @@ import pytest
 from board_builder import make_board
 from strategies import random_board
 
-from engine.eval.encode import CONTACT_FEATURES, CONTACT_HALF, count_shots, encode, input_size
+from engine.eval.encode import (
+    CONTACT2_HALF,
+    CONTACT3_HALF,
+    CONTACT_FEATURES,
+    CONTACT_HALF,
+    count_shots,
+    encode,
+    input_size,
+)
 from engine.eval.net import NetError, swap_permutation
 from engine.rollout.selfplay_sample import sample_positions
 from engine.rules.position import Position
@@ -40,6 +48,17 @@ def test_every_encoding_has_its_documented_size(name, size):
 def test_unknown_encoding_is_a_clear_value_error(call):
     with pytest.raises(ValueError, match=r"unknown encoding 'gnubg'.*tesauro.*contact"):
         call()
+
+
+@pytest.mark.parametrize(
+    "old, new, old_half, new_half",
+    [("contact", "contact2", CONTACT_HALF, CONTACT2_HALF), ("contact2", "contact3", CONTACT2_HALF, CONTACT3_HALF)],
+)
+def test_each_contact_encoding_is_the_one_before_with_units_after_each_side(old, new, old_half, new_half):
+    for sample in sample_positions(100, seed=3):
+        before, after = encode(old, sample.board), encode(new, sample.board)
+        assert np.array_equal(after[:old_half], before[:old_half])
+        assert np.array_equal(after[new_half : new_half + old_half], before[old_half:])
 
 
 # ---- tesauro units ---------------------------------------------------------------

@@ -3,9 +3,6 @@ scripts/candidate_positions.py (every result a self-play decision ranks)."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -15,15 +12,7 @@ from engine.rules.moves import MoveBuffers, generate_moves
 from engine.rules.position import has_contact
 from fibsbot.bench.speed import real_game_positions
 from nets.player import resolve_net_path
-
-SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
-
-
-def _load(name: str):
-    spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from tests.script_loader import load_script
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +30,7 @@ def decisions():
 
 
 def test_an_ensemble_of_one_net_chooses_as_the_net_does(decisions):
-    module = _load("ensemble_duel")
+    module = load_script("ensemble_duel")
     evaluator = Evaluator.load(resolve_net_path("default"))
     alone, mean_of_one = NetPlayer(evaluator), module.EnsemblePlayer([evaluator], "plain:default")
     for board, d1, d2, candidates in decisions:
@@ -49,7 +38,7 @@ def test_an_ensemble_of_one_net_chooses_as_the_net_does(decisions):
 
 
 def test_an_ensemble_chooses_the_highest_mean_equity(decisions):
-    module = _load("ensemble_duel")
+    module = load_script("ensemble_duel")
     nets = [Evaluator.load(resolve_net_path(n)) for n in ("default", "td900k")]
     player = module.EnsemblePlayer(nets, "mean")
     for board, d1, d2, candidates in decisions:
@@ -60,7 +49,7 @@ def test_an_ensemble_chooses_the_highest_mean_equity(decisions):
 
 
 def test_candidate_positions_are_the_distinct_flipped_contact_results(tmp_path):
-    module = _load("candidate_positions")
+    module = load_script("candidate_positions")
     boards, decisions = module.candidate_boards("default", games=2, seed=3)
     assert decisions > 20 and len(boards) > decisions
     assert len({b.tobytes() for b in boards}) == len(boards)

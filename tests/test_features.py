@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from board_builder import make_board
-from strategies import random_board
+from strategies import random_and_played_boards, random_board
 
 from engine.eval.encode import CONTACT2_HALF, CONTACT_HALF, encode
 from engine.eval.features import EXTRA_FEATURES, count_shots, hit_stats
@@ -83,13 +83,6 @@ def test_hit_stats_match_brute_force_on_random_and_played_boards():
 def extras(x: np.ndarray, side: int) -> dict[str, float]:
     start = side * CONTACT2_HALF + CONTACT_HALF
     return dict(zip(EXTRA_FEATURES, x[start : start + len(EXTRA_FEATURES)].tolist()))
-
-
-def test_contact2_is_contact_with_the_extras_after_each_side():
-    for sample in sample_positions(100, seed=3):
-        old, new = encode("contact", sample.board), encode("contact2", sample.board)
-        assert np.array_equal(new[:CONTACT_HALF], old[:CONTACT_HALF])
-        assert np.array_equal(new[CONTACT2_HALF : CONTACT2_HALF + CONTACT_HALF], old[CONTACT_HALF:])
 
 
 def test_extra_features_on_the_opening_position():
@@ -177,9 +170,7 @@ def reference_tail(me: np.ndarray, them: np.ndarray) -> list[float]:
 
 
 def test_contact2_tail_units_equal_their_definitions_on_random_and_played_boards():
-    rng = np.random.default_rng(17)
-    boards = [random_board(rng) for _ in range(150)] + [s.board for s in sample_positions(150, seed=21)]
-    for board in boards:
+    for board in random_and_played_boards(17):
         x = encode("contact2", board)
         for side in range(2):
             start = side * CONTACT2_HALF + 100

@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
-import sys
-from functools import lru_cache
-from pathlib import Path
 
 import pytest
 
 from tests.gnubg_cli import require_gnubg
-
-SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "play_vs_gnubg.py"
+from tests.script_loader import load_script as load_script_named
 
 # ``show statistics match`` of gnubg 1.07 after a 3-point match (gnubg 0-ply, player 0,
 # against net:default@0 through ``fibsbot external``, player 1), analysed at 0-ply.
@@ -78,13 +73,8 @@ Cube errors rating loss                     0.0                     8.5
 """
 
 
-@lru_cache(maxsize=1)
 def load_script():
-    spec = importlib.util.spec_from_file_location("play_vs_gnubg", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up while being built
-    spec.loader.exec_module(module)
-    return module
+    return load_script_named("play_vs_gnubg")
 
 
 CONFIG = dict(player="net:default@0", length=3, gnubg_plies=0, analysis_plies=0, seed=4)

@@ -4,23 +4,16 @@ set of its own (``--partial``)."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 from nets.train.label_sets import read_label_set
-
-SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "relabel_set.py"
+from tests.script_loader import load_script
 
 
 @pytest.fixture(scope="module")
 def relabel_set():
-    spec = importlib.util.spec_from_file_location("relabel_set", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("relabel_set")
 
 
 @pytest.fixture()
