@@ -6,10 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from board_builder import make_board
+from numba import njit
 from strategies import random_and_played_boards
 
-from engine.eval.blockade import EXTRA3_FEATURES
-from engine.eval.encode import CONTACT2_HALF, CONTACT3_HALF, encode
+from engine.eval.blockade import EXTRA3_FEATURES, extra3_features
+from engine.eval.encode import CONTACT2_HALF, CONTACT3_HALF, _side_summary, encode
+from engine.eval.features import reverse24
 
 
 def brute_escapes(column: int, other: np.ndarray) -> int:
@@ -107,3 +109,22 @@ def test_a_full_prime_contains_every_roll():
     assert mine["contain36"] == 1.0 and mine["contain36_sq"] == 1.0
     theirs = features3(encode("contact3", board), 1)
     assert theirs["back_escapes"] == 0.0  # their 24-point checkers sit behind our prime
+
+
+@njit(fastmath=True)
+def _features_fast(board, out):
+    """The features inlined into a caller compiled with fastmath, as the incremental
+    first layer's kernels are: a division may become a multiplication there."""
+    for side in range(2):
+        mine, theirs = _side_summary(board[side]), _side_summary(board[1 - side])
+        made, total, pips, rear = mine[1], mine[3], mine[4], mine[8]
+        extra3_features(board[side], made, reverse24(theirs[1]), rear, total, pips, out, side * 7)
+
+
+def test_the_features_are_the_same_bits_under_a_fastmath_caller():
+    for board in random_and_played_boards(41):
+        plain = encode("contact3", board)
+        fast = np.zeros(14, np.float32)
+        _features_fast(board, fast)
+        want = np.r_[plain[CONTACT2_HALF:CONTACT3_HALF], plain[CONTACT3_HALF + CONTACT2_HALF :]]
+        assert np.array_equal(fast, want), board.tolist()

@@ -95,7 +95,9 @@ def blockade(made):
     fewest = 36
     for column in range(WINDOW, 25):
         fewest = min(fewest, escape_rolls(column, from_them))
-    return 1.0 - fewest / 36.0
+    # no subtraction after the division: a caller compiled with fastmath may divide by
+    # multiplying, and 1 - 36 x (1/36) is not 0, where (36 - 36) x (1/36) is
+    return (36 - fewest) / 36.0
 
 
 @njit(cache=True, inline="always")
@@ -120,12 +122,12 @@ def extra3_features(me, made, blocked, rear, total, pips, out, k):
     contain = blockade(made)
     out[k + 4] = contain
     out[k + 5] = contain * contain
-    moment = 0.0
-    if total > 0:
-        mean = pips / total
-        for i in range(25):
-            n = me[i]
-            if n > 0 and i + 1 > mean:
-                moment += n * (i + 1 - mean) ** 2
-        moment /= total
-    out[k + 6] = moment / 400.0
+    # in integers, one division at the end, for the same reason: the checkers past the
+    # mean pips / total, and sum n (position - mean)^2 / total = sum n (position x total - pips)^2 / total^3
+    spread = 0
+    for i in range(25):
+        n = np.int64(me[i])
+        beyond = (i + 1) * total - pips
+        if n > 0 and beyond > 0:
+            spread += n * beyond * beyond
+    out[k + 6] = spread / (400.0 * total * total * total) if total > 0 else 0.0
