@@ -25,33 +25,30 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.eval.evaluator import Evaluator, best_candidate, candidate_equities  # noqa: E402
+from engine.eval.evaluator import Evaluator  # noqa: E402
+from engine.players.registry import NetPlayer  # noqa: E402
 from engine.rollout.game import game_turns  # noqa: E402
 from engine.rules.dice import game_seed  # noqa: E402
-from engine.rules.moves import MAX_RESULTS, MoveBuffers  # noqa: E402
+from engine.rules.moves import MoveBuffers  # noqa: E402
 from engine.rules.position import has_contact  # noqa: E402
 from nets.player import resolve_net_path  # noqa: E402
 
 
 def candidate_boards(net: str, games: int, seed: int) -> tuple[np.ndarray, int]:
     """The distinct flipped contact results of every decision (and how many decisions)."""
-    params = Evaluator.load(resolve_net_path(net)).kernel_params()
-    equities = np.zeros(MAX_RESULTS, np.float64)
-    probs = np.zeros((MAX_RESULTS, 5), np.float32)
+    player = NetPlayer(Evaluator.load(resolve_net_path(net)))
     kept: dict[bytes, np.ndarray] = {}
     decisions = 0
 
     def choose(board, d1, d2, candidates):
         nonlocal decisions
-        n = len(candidates)
         if has_contact(board):
             decisions += 1
             for c in candidates:
                 flipped = np.ascontiguousarray(c[::-1])
                 if has_contact(flipped):
                     kept.setdefault(flipped.tobytes(), flipped)
-        candidate_equities(params, candidates, n, equities, probs)
-        return int(best_candidate(candidates, n, equities[:n]))
+        return player.choose(board, d1, d2, candidates)
 
     buffers = MoveBuffers()
     for game in range(games):

@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engine.eval.features import highest_bit, popcount
+from engine.eval.features import highest_bit, popcount, reverse24
 
 EXTRA3_FEATURES = (
     "back_chequer",
@@ -88,10 +88,7 @@ def escape_rolls(column, blocked):
 def blockade(made):
     """``contain36`` of a side whose made points (its numbering) are ``made``: the
     fewest rolls of 36 escaping them from any of the other side's columns 12..24."""
-    from_them = 0  # our made points in the other side's numbering
-    for p in range(24):
-        if (made >> p) & 1:
-            from_them |= 1 << (23 - p)
+    from_them = reverse24(made)  # our made points in the other side's numbering
     fewest = 36
     for column in range(WINDOW, 25):
         fewest = min(fewest, escape_rolls(column, from_them))

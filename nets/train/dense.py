@@ -26,7 +26,7 @@ from numba import njit
 from engine.eval.encode import encode_into, encoding_id, input_size
 from engine.eval.net import Net
 from nets.train.distill import ACTIVE_INPUTS
-from nets.train.expand import input_map
+from nets.train.expand import widened_inputs
 
 BETA1, BETA2, EPS = 0.9, 0.999, 1e-8
 CLIP = 1e-7
@@ -125,9 +125,7 @@ class DenseNet:
     def with_encoding(self, encoding: str) -> DenseNet:
         """The same function on a richer encoding of the board (``nets.train.expand``):
         the added inputs get zero weights, to be learned from there."""
-        rows = input_map(self.encoding, encoding)
-        first = np.zeros((input_size(encoding), self.weights[0].shape[1]), np.float32)
-        first[rows] = self.weights[0]
+        first = widened_inputs(self.weights[0], self.encoding, encoding)
         weights = [first] + [w.copy() for w in self.weights[1:]]
         return DenseNet(encoding, weights, [b.copy() for b in self.biases])
 

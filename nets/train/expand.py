@@ -13,23 +13,27 @@ import numpy as np
 from engine.eval.encode import CONTACT2_HALF, CONTACT3_HALF, CONTACT_HALF, input_size
 from engine.eval.net import Net, NetError
 
-# encodings that extend another: each side's block of the old one starts each side's block of the new
-_EXTENDS = {
-    ("contact", "contact2"): (CONTACT_HALF, CONTACT2_HALF),
-    ("contact", "contact3"): (CONTACT_HALF, CONTACT3_HALF),
-    ("contact2", "contact3"): (CONTACT2_HALF, CONTACT3_HALF),
-}
+# each contact encoding extends the ones before it: each side's block of an earlier one
+# starts each side's block of a later one (its units per side, in order)
+_CONTACT_HALVES = {"contact": CONTACT_HALF, "contact2": CONTACT2_HALF, "contact3": CONTACT3_HALF}
 
 
 def input_map(old: str, new: str) -> np.ndarray:
     """For each input of encoding ``old``, its index in encoding ``new``."""
     if old == new:
         return np.arange(input_size(old))
-    try:
-        old_half, new_half = _EXTENDS[(old, new)]
-    except KeyError:
-        raise NetError(f"encoding {new!r} does not extend {old!r}") from None
+    old_half, new_half = _CONTACT_HALVES.get(old, 0), _CONTACT_HALVES.get(new, 0)
+    if not 0 < old_half < new_half:
+        raise NetError(f"encoding {new!r} does not extend {old!r}")
     return np.concatenate([np.arange(old_half), new_half + np.arange(old_half)])
+
+
+def widened_inputs(W1: np.ndarray, old: str, new: str) -> np.ndarray:
+    """A first layer's weights ``W1`` (inputs of encoding ``old``) on the inputs of
+    ``new``: the added inputs with zero weights, so the layer computes the same."""
+    widened = np.zeros((input_size(new), W1.shape[1]), np.float32)
+    widened[input_map(old, new)] = W1
+    return widened
 
 
 def grow(net: Net, encoding: str | None = None, hidden: int | None = None, seed: int = 1, scale: float = 0.05) -> Net:
@@ -47,7 +51,7 @@ def grow(net: Net, encoding: str | None = None, hidden: int | None = None, seed:
     n_in = input_size(encoding)
     W1 = np.zeros((n_in, hidden), np.float32)
     W1[:, net.hidden :] = rng.uniform(-scale, scale, (n_in, hidden - net.hidden))
-    W1[input_map(net.encoding, encoding), : net.hidden] = net.W1
+    W1[:, : net.hidden] = widened_inputs(net.W1, net.encoding, encoding)
     b1 = np.zeros(hidden, np.float32)
     b1[: net.hidden] = net.b1
     W2 = np.zeros((hidden, net.W2.shape[1]), np.float32)
