@@ -1,4 +1,4 @@
-"""scripts/check_cube_vs_gnubg.py: gnubg's hint parsed, and a short live comparison."""
+"""scripts/cube_check/check_cube_vs_gnubg.py: gnubg's hint parsed, and a short live comparison."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ Proper cube action: Redouble, pass
 
 
 def load_script():
-    return load_script_named("check_cube_vs_gnubg")
+    return load_script_named("cube_check.check_cube_vs_gnubg")
 
 
 def test_hints_are_parsed_into_actions_probabilities_and_equities():

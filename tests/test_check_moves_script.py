@@ -1,4 +1,4 @@
-"""scripts/check_moves_vs_gnubg.py: a short run passes, and a mismatch fails it."""
+"""scripts/checks/check_moves_vs_gnubg.py: a short run passes, and a mismatch fails it."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ oracle = pytest.importorskip("engine.rules.gnubg_oracle", reason="gnubg-nn not i
 
 
 def load_script():
-    return load_script_named("check_moves_vs_gnubg")
+    return load_script_named("checks.check_moves_vs_gnubg")
 
 
 def test_a_short_check_passes_and_counts_every_kind(capsys):

@@ -1,4 +1,4 @@
-"""scripts/compare_looks.py: players' errors and paired differences from the rolled-out pool."""
+"""scripts/referee/compare_looks.py: players' errors and paired differences from the rolled-out pool."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from scripts import compare_looks as script
+from scripts.referee import compare_looks as script
 
 
 def test_errors_are_against_the_pools_best_and_differences_need_no_best():
@@ -36,7 +36,7 @@ def test_errors_are_against_the_pools_best_and_differences_need_no_best():
 
 
 def test_unknown_looks_are_refused():
-    from scripts.match_referee.looks import look_agent
+    from scripts.referee.looks import look_agent
 
     with pytest.raises(ValueError, match="unknown look"):
         look_agent("4ply", evaluator=None)

@@ -1,8 +1,8 @@
-"""scripts/confirm_disagreements.py: which decisions the referee's second look rolls out again."""
+"""scripts/referee/confirm_disagreements.py: which decisions the referee's second look rolls out again."""
 
 from __future__ import annotations
 
-from scripts import confirm_disagreements as script
+from scripts.referee import confirm_disagreements as script
 
 
 def test_only_checker_decisions_where_both_players_chose_differently_are_looked_at_again():

@@ -1,12 +1,12 @@
 """Our cubeful rollouts against GNU Backgammon 1.07's own, the referee, on a few fixed
-positions of scripts/check_cubeful_rollout.py (the whole check, 36 positions, is in
+positions of scripts/checks/check_cubeful_rollout.py (the whole check, 36 positions, is in
 docs/strength.md): money with the cube centred and the other side's, a match score
 with the cube centred and owned, a Crawford and a post-Crawford game.  Both sides'
 dice are seeded, so the comparison is the same on every run."""
 
 from __future__ import annotations
 
-from scripts import check_cubeful_rollout as script
+from scripts.checks import check_cubeful_rollout as script
 from tests.gnubg_cli import require_gnubg
 
 

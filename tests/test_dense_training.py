@@ -41,7 +41,7 @@ def test_a_one_layer_dense_net_is_the_engine_net_it_converts_to(tmp_path):
     boards = _boards(20, 5)
     engine_net = net.as_net()
     ours = net.outputs(encode_all("contact2", boards))
-    from scripts.fit_or_labels import _raw_net_probabilities
+    from scripts.training.fit_or_labels import _raw_net_probabilities
 
     np.testing.assert_allclose(_raw_net_probabilities(engine_net, boards), ours, atol=2e-6)
     back = DenseNet.from_net(engine_net)

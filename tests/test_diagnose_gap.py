@@ -1,4 +1,4 @@
-"""scripts/diagnose_gap.py: the class tags, the resumable chunks, the table's arithmetic."""
+"""scripts/diagnosis/diagnose_gap.py: the class tags, the resumable chunks, the table's arithmetic."""
 
 from __future__ import annotations
 
@@ -10,9 +10,8 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from scripts import diagnose_gap
+from scripts.diagnosis import diagnose_gap, tags
 from scripts.diagnosis import judge as judging
-from scripts.diagnosis import tags
 from scripts.diagnosis.looks import looks_rows
 from scripts.diagnosis.summary import table
 from tests.board_builder import make_board

@@ -1,4 +1,4 @@
-"""The diagnostic and harvesting scripts (scripts/*.py) on tiny inputs."""
+"""The diagnostic, pruning and harvesting tools (scripts/diagnosis, scripts/checks, scripts/labels) on tiny inputs."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from tests.script_loader import load_script
 
 def test_gap_by_class_hands_exactly_one_class_to_gnubg(monkeypatch, capsys):
     pytest.importorskip("gnubg_nn", reason="gnubg-nn not installed")
-    script = load_script("gap_by_class")
+    script = load_script("diagnosis.gap_by_class")
     from engine.rules.moves import MoveBuffers, generate_moves
     from engine.rules.position import Phase, Position
 
@@ -46,7 +46,7 @@ def test_rollout_bias_reports_each_output(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(
         sys, "argv", ["rollout_bias.py", str(tmp_path), "--positions", "6", "--games", "4", "--seed", "5"]
     )
-    assert load_script("rollout_bias").main() == 0
+    assert load_script("diagnosis.rollout_bias").main() == 0
     out = capsys.readouterr().out
     assert "6 contact positions" in out and out.count("win gammon") == 2
     boards = load_harvest(tmp_path)[0]
@@ -54,7 +54,7 @@ def test_rollout_bias_reports_each_output(tmp_path, monkeypatch, capsys):
 
 
 def test_rollout_prune_accuracy_reports_both_plays_and_their_difference(monkeypatch, capsys):
-    script = load_script("rollout_prune_accuracy")
+    script = load_script("checks.rollout_prune_accuracy")
     monkeypatch.setattr(
         sys,
         "argv",
@@ -79,7 +79,7 @@ def test_rollout_prune_accuracy_reports_both_plays_and_their_difference(monkeypa
 
 
 def test_harvest_vs_opponent_keeps_the_filtered_candidates_of_the_nets_decisions(tmp_path):
-    script = load_script("harvest_vs_opponent")
+    script = load_script("labels.harvest_vs_opponent")
     from engine.rules.moves import MoveBuffers, generate_moves
     from engine.rules.position import Position
     from nets.train.candidates import FILTER_WINDOW

@@ -1,4 +1,4 @@
-"""scripts/judge_match_play.py: the summary's maths, the cube's error accounting, and a live run."""
+"""scripts/referee/judge_match_play.py: the summary's maths, the cube's error accounting, and a live run."""
 
 from __future__ import annotations
 
@@ -10,15 +10,15 @@ import pytest
 
 from engine.cube.cubeful import view_may_double
 from engine.cube.met import CubeView
-from scripts.match_referee.decisions import (
+from scripts.referee.decisions import (
     CUBE_SCENARIOS,
     MATCH_CHECKER_SCENARIOS,
     MONEY_CHECKER_SCENARIOS,
     checker_decisions,
 )
-from scripts.match_referee.gnubg_answers import gnubg_available, top_move_text
-from scripts.match_referee.judging import GNUBG_2PLY, GNUBG_NN_2PLY, OUR_2PLY, TABLE, cube_errors
-from scripts.match_referee.summary import summarise
+from scripts.referee.gnubg_answers import gnubg_available, top_move_text
+from scripts.referee.judging import GNUBG_2PLY, GNUBG_NN_2PLY, OUR_2PLY, TABLE, cube_errors
+from scripts.referee.summary import summarise
 from tests.gnubg_cli import require_gnubg
 
 
@@ -111,7 +111,7 @@ def test_top_move_of_a_hint_listing():
 
 
 def test_live_decisions_end_to_end_and_resume(tmp_path, capsys):
-    from scripts.judge_match_play import main
+    from scripts.referee.judge_match_play import main
 
     out = tmp_path / "referee.jsonl"
     args = ["--decisions", "1", "--money-decisions", "0", "--cube-decisions", "1"]

@@ -2,7 +2,7 @@
 resolver that fails (EAI_AGAIN, EAI_NONAME), a server that accepts and never welcomes.
 The daemon runs as a real process against the local server (``fibsbot.arena.outage``),
 with its backoff made small through the settings; the outages last seconds here, and
-minutes in ``scripts/outage_drill.py``."""
+minutes in ``scripts/checks/outage_drill.py``."""
 
 from __future__ import annotations
 

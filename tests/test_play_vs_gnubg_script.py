@@ -1,4 +1,4 @@
-"""scripts/play_vs_gnubg.py: gnubg's match statistics read, resumed runs, the summary, a live match."""
+"""scripts/gnubg_match/play_vs_gnubg.py: gnubg's match statistics read, resumed runs, the summary, a live match."""
 
 from __future__ import annotations
 
@@ -74,7 +74,7 @@ Cube errors rating loss                     0.0                     8.5
 
 
 def load_script():
-    return load_script_named("play_vs_gnubg")
+    return load_script_named("gnubg_match.play_vs_gnubg")
 
 
 CONFIG = dict(player="net:default@0", length=3, gnubg_plies=0, analysis_plies=0, seed=4)

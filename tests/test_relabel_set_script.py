@@ -1,4 +1,4 @@
-"""scripts/relabel_set.py: a label set's new labels in resumable chunks (a second run may
+"""scripts/labels/relabel_set.py: a label set's new labels in resumable chunks (a second run may
 begin further on, ``--first-chunk``), and the labelled part of an unfinished run as a
 set of its own (``--partial``)."""
 
@@ -13,7 +13,7 @@ from tests.script_loader import load_script
 
 @pytest.fixture(scope="module")
 def relabel_set():
-    return load_script("relabel_set")
+    return load_script("labels.relabel_set")
 
 
 @pytest.fixture()

@@ -1,5 +1,5 @@
 """The diagnosis's second judge (gnubg's cubeless rollouts) and the capacity-or-labels
-measure (scripts/fit_or_labels.py)."""
+measure (scripts/training/fit_or_labels.py)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from fibsbot.bench import gnubg_rollout
 from fibsbot.bench.gnubg_rollout import GnubgCubelessRollout, gnubg_available, parse_cubeless
 from nets.train.distill import fresh_net
 from nets.train.supervised import fit
-from scripts import fit_or_labels
 from scripts.diagnosis import gnubg_judge
 from scripts.diagnosis import judge as judging
+from scripts.training import fit_or_labels
 from tests.board_builder import make_board
 from tests.strategies import random_board
 
@@ -125,7 +125,7 @@ def test_the_command_line_compares_the_two_judges_and_tabulates_the_second(tmp_p
     import gzip
     import json
 
-    from scripts import diagnose_gap
+    from scripts.diagnosis import diagnose_gap
 
     a, b = make_board(OPENING, {6: 5, 8: 3, 13: 5, 23: 2}), make_board(OPENING, {6: 5, 8: 3, 13: 5, 22: 2})
     rows = [_row(f"k{i}", a, b, count=1 + i) for i in range(3)]

@@ -10,7 +10,7 @@ the rest of the game; play is the agent's 0-ply choice: every legal move scored 
 the full net, or with ``prune`` = K as gnubg's rollouts play by default, the pruning
 net's K favourites scored by the full net (``ROLLOUT_PRUNE_KEEP``, 8, is the default of
 ``fibsbot rollout --prune``: about as accurate as the full net on every move, at about
-twice its games per second; ``scripts/rollout_prune_accuracy.py`` measures both).
+twice its games per second; ``scripts/checks/rollout_prune_accuracy.py`` measures both).
 
 Each game depends only on its index, so splitting the games over processes gives
 exactly the results of one process, and so does a Ray cluster (``ray_address``).

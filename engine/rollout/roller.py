@@ -7,7 +7,7 @@ Where the cubeful 2-ply leaves a decision close, each close candidate is rolled 
 dice (one game per first roll), and the candidates are ranked by the rollout; a cube
 decision's "no double" and "double, take" are rolled out the same way.  The dice seed
 is fixed, so a decision is the same every time it is asked.  What it costs and whether
-it helps are measured by the referee (``scripts/judge_match_play.py``).
+it helps are measured by the referee (``scripts/referee/judge_match_play.py``).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """GNU Backgammon's own rules code (PyPI ``gnubg-nn``) as an oracle for ours.
 
-Only the tests and ``scripts/check_moves_vs_gnubg.py`` use this; ``gnubg_nn`` is a
+Only the tests and ``scripts/checks/check_moves_vs_gnubg.py`` use this; ``gnubg_nn`` is a
 test dependency, imported here at module level so callers can skip cleanly.
 
 gnubg_nn boards are ``[[not-on-roll row], [on-roll row]]`` (our rows reversed) and

@@ -13,7 +13,7 @@ is the local one (``fibsbot.server``), in this process.  The faults, each lastin
 
 The drill records whether the daemon exited during the outage (it must not), how long it
 took from the server's return to the daemon's login, and the daemon's console lines; then
-it stops the daemon with SIGTERM.  ``scripts/outage_drill.py`` runs it.
+it stops the daemon with SIGTERM.  ``scripts/checks/outage_drill.py`` runs it.
 """
 
 from __future__ import annotations

@@ -46,7 +46,7 @@ def grow(net: Net, encoding: str | None = None, hidden: int | None = None, seed:
     if net.arch == "symmetric":
         raise NetError("growing keeps the gnubg5/tesauro3 layout; the symmetric net has constraints")
     if net.hidden2:
-        raise NetError("growing keeps one hidden layer; a deep5 net is fitted by scripts/dense_fit.py")
+        raise NetError("growing keeps one hidden layer; a deep5 net is fitted by scripts/training/dense_fit.py")
     rng = np.random.default_rng(seed)
     n_in = input_size(encoding)
     W1 = np.zeros((n_in, hidden), np.float32)

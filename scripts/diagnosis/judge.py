@@ -70,7 +70,9 @@ def read_jsonl(path: Path) -> list[dict]:
 def load_collection(folder: Path) -> dict:
     path = folder / DECISIONS
     if not path.exists():
-        raise DiagnosisError(f"{folder}: no {DECISIONS} (collect first: python scripts/diagnose_gap.py --out {folder})")
+        raise DiagnosisError(
+            f"{folder}: no {DECISIONS} (collect first: python scripts/diagnosis/diagnose_gap.py --out {folder})"
+        )
     try:
         return json.loads(read_gzip(path))
     except json.JSONDecodeError as exc:

@@ -1,5 +1,5 @@
 """The match-play side: the table level against gnubg 1.07's 2-ply from the looks files
-(``scripts/compare_looks.py``), broken down by the same classes with no new rollouts.
+(``scripts/referee/compare_looks.py``), broken down by the same classes with no new rollouts.
 
 Each row there holds the decision's XGID, its pooled candidates (gnubg notation), each
 player's pick among them and, where the picks differ, the candidates' cubeful rolled-out

@@ -16,7 +16,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from scripts.gnubg_match.statistics import MARKER_COMMAND, MatchError
+from scripts.gnubg_match.gnubg_output import MARKER_COMMAND, MatchError
 
 REPO = Path(__file__).resolve().parents[2]
 GNUBG = Path("/usr/games/gnubg")

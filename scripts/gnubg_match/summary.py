@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 from dataclasses import asdict
 
+from scripts.gnubg_match.gnubg_output import SIDES
 from scripts.gnubg_match.session import Config
-from scripts.gnubg_match.statistics import SIDES
 
 
 def binomial(successes: int, n: int) -> tuple[float | None, float | None]:

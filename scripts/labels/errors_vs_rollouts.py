@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Each evaluator's cubeless equity error against the rollout labels rolled out so far.
+
+Reads a label set (``nets/runs/rollout-labels/mid.npz``) and the chunks a resumable
+``scripts/labels/relabel_set.py --chunks`` run has written beside it, and prints, for the
+positions rolled out, the RMS and mean error of: each of the set's own label keys
+(Open Sage's), each ``--nets`` net at 0-ply, and gnubg-nn's 0-ply (and 1-ply on the
+first ``--gnubg1`` positions) where the package is installed.  The rollouts' own noise
+is in every row alike, so the rows compare; the judge is the rollouts' player.
+
+    python scripts/labels/errors_vs_rollouts.py nets/runs/rollout-labels/mid.npz \\
+        --chunks nets/runs/rollout-labels/mid-rollout36 --nets default runs/shape/s1k400
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from engine.eval.evaluator import Evaluator  # noqa: E402
+from engine.eval.forward import cubeless_equities  # noqa: E402
+from engine.players.agent import Agent  # noqa: E402
+from nets.player import resolve_net_path  # noqa: E402
+
+
+def rolled_out(chunks: Path) -> tuple[np.ndarray, np.ndarray]:
+    """(indices into the set, their rollout probabilities) of every chunk written so far."""
+    indices, labels = [], []
+    for path in sorted(chunks.glob("chunk-*[0-9].npz")):  # as relabel_set: not a .tmp.npz
+        with np.load(path) as chunk:
+            first, rows = int(chunk["first"]), chunk["labels"]
+        indices.append(np.arange(first, first + len(rows)))
+        labels.append(rows)
+    if not indices:
+        raise SystemExit(f"no chunks in {chunks}")
+    return np.concatenate(indices), np.concatenate(labels)
+
+
+def row(name: str, equities: np.ndarray, truth: np.ndarray) -> str:
+    error = equities - truth[: len(equities)]
+    return f"| {name} | {len(error):,} | {np.sqrt(np.mean(error**2)):.4f} | {np.mean(error):+.4f} |"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("set", type=Path, help="the label set the rollouts label")
+    parser.add_argument("--chunks", type=Path, required=True, help="the rollouts' chunk folder")
+    parser.add_argument("--nets", nargs="*", default=["default"], help="nets to score at 0-ply")
+    parser.add_argument("--gnubg1", type=int, default=5000, help="positions for gnubg's 1-ply (0: none)")
+    args = parser.parse_args(argv)
+
+    indices, labels = rolled_out(args.chunks)
+    truth = cubeless_equities(labels)
+    with np.load(args.set) as data:
+        boards = data["boards"][indices]
+        own = {key: cubeless_equities(data[key][indices]) for key in data.files if key not in ("boards", "sources")}
+    print("| evaluator | positions | RMS error | mean error |\n|---|---|---|---|")
+    for key, equities in own.items():
+        print(row(f"label {key}", equities, truth))
+    for name in args.nets:
+        agent = Agent(Evaluator.load(resolve_net_path(name)), ply=0)
+        print(row(f"{name} 0-ply", np.array([cubeless_equities(agent.probabilities(b, 0)) for b in boards]), truth))
+    try:
+        import gnubg_nn
+    except ImportError:
+        print("(gnubg-nn is not installed: no gnubg rows)", file=sys.stderr)
+        return 0
+
+    def gnubg(board, ply):  # its boards have the side on roll in row 1
+        return cubeless_equities(np.array(gnubg_nn.probabilities(board[::-1].tolist(), ply)))
+
+    print(row("gnubg 0-ply", np.array([gnubg(b, 0) for b in boards]), truth))
+    if args.gnubg1:
+        print(row("gnubg 1-ply", np.array([gnubg(b, 1) for b in boards[: args.gnubg1]]), truth))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
