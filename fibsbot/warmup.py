@@ -9,11 +9,13 @@ and writes a marker; meanwhile the agent plays at 0-ply on ``engine.eval.static`
 seconds to compile).  Once the child has finished, the agent's next decision loads
 the search from the cache and plays at its configured depth.
 
-The marker (``search-ready-DIGEST.json``, in ``NUMBA_CACHE_DIR`` when set, else in
-the fibsbot cache folder) is keyed by the engine's sources, numba's and Python's
-versions and where numba caches, so a changed engine warms up again.  A start that
-finds it goes straight to the full search.  A warm-up that fails or takes too long
-is logged, and the bot compiles the search itself, as it did before: never stuck.
+The marker (``search-ready-DIGEST16.json``) lies beside the compiled code's folders,
+in ``engine.jit_cache.cache_base()``, and is keyed by the same digest of the code as
+those folders, so changed code (an upgrade) warms up again, once, in the background.
+A start that finds it goes straight to the full search; once the search is ready by
+a marker, the folders and markers of older code are removed (``jit_cache.prune``).
+A warm-up that fails or takes too long is logged, and the bot compiles the search
+itself, as it did before: never stuck.
 A start while an earlier start's child still compiles (the daemon was killed and
 restarted) starts no second child: it waits for that one's marker.  Without this a
 daemon restarted every few seconds left hundreds of waiting children behind.
@@ -23,10 +25,8 @@ from __future__ import annotations
 
 import argparse
 import fcntl
-import hashlib
 import json
 import os
-import platform
 import resource
 import subprocess
 import sys
@@ -37,41 +37,18 @@ from pathlib import Path
 
 import structlog
 
-ENGINE_DIR = Path(__file__).resolve().parents[1] / "engine"
+from engine import jit_cache
+
 WARMUP_TIMEOUT_S = 600.0
 NICE = 10
 
 
-def engine_digest() -> str:
-    """What the search's compiled code depends on: the engine's sources, numba's and
-    Python's versions, the machine, and where numba keeps its cache."""
-    import numba
-
-    h = hashlib.sha256()
-    for path in sorted(ENGINE_DIR.rglob("*.py")):  # every package of the engine, not its top level alone
-        h.update(path.relative_to(ENGINE_DIR).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
-    for part in (
-        numba.__version__,
-        sys.version,
-        platform.machine(),
-        str(ENGINE_DIR),
-        os.environ.get("NUMBA_CACHE_DIR", ""),
-    ):
-        h.update(part.encode() + b"\0")
-    return h.hexdigest()
-
-
 def marker_dir() -> Path:
-    numba_dir = os.environ.get("NUMBA_CACHE_DIR")
-    if numba_dir:
-        return Path(numba_dir)
-    from engine.eval.bearoff import cache_dir
-
-    return cache_dir()
+    return jit_cache.cache_base()
 
 
 def marker_path() -> Path:
-    return marker_dir() / f"search-ready-{engine_digest()[:16]}.json"
+    return marker_dir() / f"{jit_cache.MARKER_PREFIX}{jit_cache.digest()[:16]}.json"
 
 
 def search_compiled() -> bool:
@@ -108,6 +85,7 @@ class SearchWarmup:
         self.watching = False  # another process's warm-up compiles: only its marker is awaited
         # told (outcome, seconds) when a warm-up that kept the agent at 0-ply ends: the console's line
         self.on_ready: Callable[[str, float], None] | None = None
+        self.pruning: threading.Thread | None = None  # removes older code's compiled folders, once ready
         self._lock = threading.Lock()
 
     def start(self) -> SearchWarmup:
@@ -197,6 +175,17 @@ class SearchWarmup:
             self._failed("the warm-up already running stopped without a result")
         return self.ready
 
+    def _prune(self) -> None:
+        try:
+            removed = jit_cache.prune(self.marker.parent)
+        except OSError as exc:
+            self.log.warning("compiled_code_not_pruned", folder=str(self.marker.parent), reason=str(exc))
+            return
+        if removed:
+            self.log.info(
+                "compiled_code_pruned", folder=str(self.marker.parent), removed=[path.name for path in removed]
+            )
+
     def _failed(self, reason: str) -> None:
         tail = ""
         try:
@@ -209,6 +198,9 @@ class SearchWarmup:
     def _finish(self, outcome: str) -> None:
         self.ready = True
         self.outcome = outcome
+        if outcome != "failed":  # the search of this code is compiled: older code's may go
+            self.pruning = threading.Thread(target=self._prune, name="compiled-code-pruning", daemon=True)
+            self.pruning.start()
         if self.on_ready is not None and outcome != "cached":
             try:
                 self.on_ready(outcome, round(time.monotonic() - self.started, 1))
@@ -298,7 +290,7 @@ def _warm_and_mark(agent_spec: str, marker: Path) -> int:
     start = time.perf_counter()
     warm(agent_spec)
     figures = {
-        "digest": engine_digest(),
+        "digest": jit_cache.digest(),
         "agent": agent_spec,
         "pid": os.getpid(),
         "seconds": round(time.perf_counter() - start, 2),

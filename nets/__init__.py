@@ -5,3 +5,6 @@ with the engine; ``store`` keeps the versions a retrain promotes; ``train`` is t
 training that makes the nets, and ``runs/`` holds its run directories (learning
 curves, checkpoints, the nets of earlier rounds).
 """
+
+# first, before any kernel here is defined: the engine keys numba's cache by the code
+import engine  # noqa: F401, E402

@@ -23,6 +23,8 @@ LAYER = {name: rank for rank, name in enumerate(PACKAGES)}
 
 ENGINE_PACKAGES = ("rules", "eval", "search", "cube", "players", "rollout")
 ENGINE_LAYER = {f"engine.{name}": rank for rank, name in enumerate(ENGINE_PACKAGES)}
+# below every engine package: imported by engine/__init__.py before any kernel is defined
+ENGINE_BASE = ("engine.jit_cache",)
 
 # the pure protocol core may lean on the engine and on itself, nothing else of ours (the
 # network layer, records and settings all do IO), and never on what opens connections
@@ -158,9 +160,17 @@ def test_every_engine_module_lives_in_a_layered_package():
     loose = sorted(
         module
         for module in MODULES
-        if module.startswith("engine.") and _engine_package(module) not in ENGINE_LAYER and module not in ENGINE_LAYER
+        if module.startswith("engine.")
+        and _engine_package(module) not in ENGINE_LAYER
+        and module not in ENGINE_LAYER
+        and module not in ENGINE_BASE
     )
     assert not loose, "engine modules outside the layered packages: " + ", ".join(loose)
+
+
+def test_the_engine_base_imports_nothing_of_the_project():
+    reached = sorted(f"{module} imports {target}" for module in ENGINE_BASE for target in GRAPH[module])
+    assert not reached, "\n".join(reached)
 
 
 def test_engine_packages_import_only_those_below_them():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 import time
@@ -9,8 +10,8 @@ import time
 import pytest
 from structlog.testing import capture_logs
 
+from engine import jit_cache
 from engine.rules.position import Position
-from fibsbot import warmup
 from fibsbot.warmup import SearchWarmup, marker_path, search_compiled, start_warmup
 from nets.player import load_agent
 
@@ -38,15 +39,15 @@ def test_the_marker_is_keyed_by_the_engine_and_lives_in_numbas_cache(cache, tmp_
     path = marker_path()
     assert path.parent == cache and path.name.startswith("search-ready-") and not search_compiled()
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "elsewhere"))
-    assert marker_path().name != path.name  # another numba cache: another marker
+    assert marker_path().parent == tmp_path / "elsewhere"  # another numba cache: another marker
     monkeypatch.delenv("NUMBA_CACHE_DIR")
     monkeypatch.setenv("FIBSBOT_CACHE_DIR", str(tmp_path / "fibsbot"))
-    assert marker_path().parent == tmp_path / "fibsbot"  # numba caches beside the sources: ours
+    assert marker_path().parent == tmp_path / "fibsbot" / "numba"  # numba caches in ours
     engine = tmp_path / "engine"
     engine.mkdir()
     (engine / "search.py").write_text("changed = True\n")
     before = marker_path().name
-    monkeypatch.setattr(warmup, "ENGINE_DIR", engine)
+    monkeypatch.setattr(jit_cache, "_active", jit_cache.code_digest(tmp_path))
     assert marker_path().name != before  # other engine sources: another marker
 
 
@@ -96,9 +97,11 @@ def test_a_child_that_cannot_start_falls_back_at_once(cache):
 
 def test_the_agent_plays_zero_ply_until_the_search_is_ready_then_its_ply(cache):
     agent = load_agent("net:default@2")
+    board = Position.initial().board
+    agent.search_ready = False
+    agent.choose_move(board, 3, 1)  # the 0-ply path's own compiling first: seconds on a cold cache
     warm = SearchWarmup(agent.name, command=writer(1.5)).start()
     agent.search_ready = warm
-    board = Position.initial().board
     assert agent.choose_move(board, 3, 1).ply == 0 and agent.depth == 0
     wait_ready(warm)
     assert agent.depth == 2 and agent.choose_move(board, 3, 1).ply > 0  # the search decides again
@@ -178,7 +181,8 @@ def test_the_marker_changes_with_a_file_in_any_engine_package(tmp_path, monkeypa
     (engine / "search").mkdir(parents=True)
     (engine / "__init__.py").write_text("")
     (engine / "search" / "nply.py").write_text("depth = 2\n")
-    monkeypatch.setattr(warmup, "ENGINE_DIR", engine)
+    monkeypatch.setattr(jit_cache, "_active", None)  # the digest read afresh, of this tree
+    monkeypatch.setattr(jit_cache, "code_digest", functools.partial(jit_cache.code_digest, tmp_path))
     before = marker_path().name
     (engine / "search" / "nply.py").write_text("depth = 3\n")
     assert marker_path().name != before

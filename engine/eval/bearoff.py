@@ -20,7 +20,6 @@ import hashlib
 import logging
 import math
 import os
-import sys
 import tempfile
 import threading
 from dataclasses import dataclass, field
@@ -37,6 +36,7 @@ from engine.eval.bearoff_gen import (
     bearoff_position,
     generate_bearoff_tables,
 )
+from engine.jit_cache import cache_dir  # the engine's one cache folder, beside numba's code
 from engine.rules.position import has_contact
 
 __all__ = [
@@ -59,23 +59,6 @@ CACHE_FILE = f"bearoff_os6x15_v{DB_FORMAT_VERSION}.npz"
 PIPS_PER_ROLL = 49.0 / 6.0
 _ROLL_PIPS = np.array([(4 * a if a == b else a + b) for a in range(1, 7) for b in range(1, 7)], dtype=np.float64)
 PIP_VARIANCE_PER_ROLL = float(_ROLL_PIPS.var())
-
-
-def cache_dir() -> Path:
-    """FIBSBOT_CACHE_DIR, else the platform's user cache folder plus ``fibsbot``."""
-    explicit = os.environ.get("FIBSBOT_CACHE_DIR")
-    if explicit:
-        return Path(explicit).expanduser()
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    if xdg:
-        base = Path(xdg).expanduser()
-    elif sys.platform == "darwin":
-        base = Path.home() / "Library" / "Caches"
-    elif sys.platform == "win32" and os.environ.get("LOCALAPPDATA"):
-        base = Path(os.environ["LOCALAPPDATA"])
-    else:
-        base = Path.home() / ".cache"
-    return base / "fibsbot"
 
 
 def _checksum(off: np.ndarray, first: np.ndarray) -> str:
