@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 from pydantic_settings import BaseSettings, InitSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
 
 CREDENTIAL_NAME = "fibs-password"  # the name in LoadCredential=fibs-password:/etc/fibsbot/password
@@ -68,6 +69,14 @@ class ServerSettings(_Section):
     connect_timeout: float = Field(default=20.0, gt=0, description="seconds for the server to accept a connection")
     login_timeout: float = Field(default=30.0, gt=0, description="seconds from connecting to the server's welcome")
     keepalive_interval: float = Field(default=600.0, gt=0, description="seconds of silence before a harmless command")
+    # measured from the command, so it need not exceed keepalive_interval: a quiet server is asked
+    # with the keepalive command after half of it, and a silent one is found 1.5 times it after its last byte
+    silence_timeout: float = Field(
+        default=180.0,
+        gt=0,
+        description="seconds a command may go unanswered, with nothing else from the server, before the "
+        "connection counts as lost and the bot reconnects (fibsbot.client.silence)",
+    )
     max_login_refusals: int = Field(
         default=3,
         ge=1,
@@ -102,6 +111,12 @@ class ServerSettings(_Section):
         return self
 
 
+THINK_RETIRED = (
+    "think is no longer a setting: the table level's deeper look is bounded by work, not seconds, so a "
+    'decision is the same on any machine at any load; remove the line (for quicker decisions, level = "2")'
+)
+
+
 class PlaySettings(_Section):
     net: str = "default"
     level: Literal["0", "1", "2", "table", "roller"] | None = Field(
@@ -112,15 +127,6 @@ class PlaySettings(_Section):
     )
     ply: int | None = Field(
         default=None, ge=0, le=2, description="the search depth when `level` is unset; unset too: the table level"
-    )
-    # the table level decides by work (engine.players.table); a decision takes under 1 s on two cores,
-    # so the cap is only for a machine stalled by something else (nets.player.TABLE_THINK)
-    think: float = Field(
-        default=10.0,
-        gt=0,
-        le=60,
-        description="the table level's safety cap: a deeper look still running this many seconds into a "
-        "decision stops there (logged as table_look_cut)",
     )
     workers: int | None = Field(
         default=None,
@@ -137,6 +143,15 @@ class PlaySettings(_Section):
         description="at start, compile the search in a background process if it is not compiled yet "
         "(fibsbot.warmup), choosing moves at 0-ply until it is ready",
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_time_budget(cls, data: Any) -> Any:
+        # earlier releases' examples had `think = 1.0`, the table level's seconds a decision; kept, it
+        # would let the clock cut the deeper look, and the same position play differently by machine
+        if isinstance(data, dict) and "think" in data:
+            raise PydanticCustomError("retired_setting", THINK_RETIRED)
+        return data
 
     @property
     def threads(self) -> int:

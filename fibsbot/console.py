@@ -20,7 +20,7 @@ import os
 import sys
 from typing import Any, TextIO
 
-from fibsbot.client.reach import CLOSED, LOST, NO_WELCOME, UNREACHABLE_KINDS
+from fibsbot.client.reach import LOST, UNREACHABLE_KINDS, outage_text
 from fibsbot.protocol.events import (
     DoubleRejected,
     GameEnd,
@@ -182,16 +182,10 @@ class Console(NullObserver):
         if kind == self._down:
             return
         self._down = kind
+        what = outage_text(kind, error, host, port)  # as `fibsbot status` and systemd's STATUS= say it
         if kind == LOST:
-            self.say(f"connection lost: {error}; reconnecting", "warning")
+            self.say(f"{what}; reconnecting", "warning")
             return
-        server = f"server {host}:{port}"
-        if kind == NO_WELCOME:
-            what = f"{server} accepts connections but sends no welcome ({error})"
-        elif kind == CLOSED:
-            what = f"{server} ended the connection before the login ({error})"
-        else:
-            what = f"{server} unreachable ({error})"
         self.say(f"{what}: retrying every {retry_max_s:g} s at most until it answers", "warning")
 
     def _session_logged_out(self, user: str) -> None:
@@ -230,11 +224,18 @@ class Console(NullObserver):
             self._refusing_games(refusing_games(event.message))
         elif isinstance(event, Logout):
             self._refusing.discard(event.name)
+            # a server may send no "The game was saved." after it: the driver left the match by this line
+            if event.name == self._opponent and (snapshot is None or snapshot.saved_opponent == event.name):
+                self._match_saved(event.name, "dropped" if "drops connection" in event.message else "logged_out")
         elif isinstance(event, GameSaved) and self._opponent is not None:
-            who = "we" if event.player in ("You", self.user) else event.player
-            how = _SAVED.get(event.reason, event.reason.replace("_", " "))
-            self.say(f"match with {self._opponent} saved ({who} {how}): it goes on when both are back")
-            self._opponent = None
+            self._match_saved(event.player, event.reason)
+
+    def _match_saved(self, player: str, reason: str) -> None:
+        """Said once: whichever of the logout line and the "saved" line comes first tells it."""
+        who = "we" if player in ("You", self.user) else player
+        how = _SAVED.get(reason, reason.replace("_", " "))
+        self.say(f"match with {self._opponent} saved ({who} {how}): it goes on when both are back")
+        self._opponent = None
 
     def _refusing_games(self, name: str | None) -> None:
         """``** NAME is refusing games.``: the invitation to resume a saved match was refused; said

@@ -2,7 +2,9 @@
 
 One process, one asyncio loop: the client reads the server while the agent thinks
 in its executor; records observe.  SIGTERM and SIGINT log out cleanly (systemd
-stops the unit with SIGTERM).
+stops the unit with SIGTERM).  Under systemd (``Type=notify``) the daemon says READY
+before its first connection, pings the watchdog from the loop and keeps ``STATUS=``
+to the owner's state (``fibsbot.service``).
 
 A bot that cannot keep its records must not play: ``check_data_dir`` proves, before
 the first connection, that every folder the daemon writes takes a new file.  An
@@ -29,7 +31,10 @@ from fibsbot.protocol.match.outputs import NullObserver
 from fibsbot.records.events import WireLog, configure_logging
 from fibsbot.records.observer import MatchRecords
 from fibsbot.records.queue import TrainingQueue
+from fibsbot.records.space import DISK
 from fibsbot.records.space import watch as watch_disk
+from fibsbot.service.notify import Notifier, freeze_on_signal, watchdog_period, watchdog_pings
+from fibsbot.service.status import ServiceStatus
 from fibsbot.warmup import start_warmup
 from nets.player import load_agent
 from nets.store import NetStore
@@ -38,6 +43,11 @@ if TYPE_CHECKING:
     from fibsbot.client.connection import BotClient
     from fibsbot.console import Console
     from fibsbot.warmup import SearchWarmup
+
+
+# the finished matches' files a daemon keeps in memory: it counts them all, and a year of
+# matches must not grow it (``fibsbot status`` reads the folder, not this)
+KEEP_FINISHED = 100
 
 
 class DataDirUnwritable(ConfigError):
@@ -100,11 +110,8 @@ class NetReloader(NullObserver):
         return self.settings.play.agent_spec
 
     def load_agent(self):
-        """The agent of ``agent_spec``, its table level given the configured time."""
-        agent = load_agent(self.agent_spec(), workers=self.settings.play.threads)
-        if agent.think:
-            agent.think = self.settings.play.think
-        return agent
+        """The agent of ``agent_spec``, with the configured threads."""
+        return load_agent(self.agent_spec(), workers=self.settings.play.threads)
 
     def on_event(self, event, snapshot) -> None:
         if not isinstance(event, (MatchStart, MatchResumed)) or self.client is None:
@@ -137,6 +144,7 @@ async def run_daemon(settings: Settings, stop: asyncio.Event | None = None, cons
         net_version="",
         wire_log=WireLog(log),
         site=f"{settings.server.host}:{settings.server.port}",
+        keep_finished=KEEP_FINISHED,
     )
     reloader = NetReloader(settings, records, console)
     agent = reloader.load_agent()
@@ -144,7 +152,9 @@ async def run_daemon(settings: Settings, stop: asyncio.Event | None = None, cons
     records.net_version = f"{agent.evaluator.name}:{reloader.version or 'shipped'}"
     # status files for `fibsbot status`, the rating lines named by the account as the journals' site
     owner = OwnerRecords(settings.data_dir, user, server=f"{settings.server.host}:{settings.server.port}")
-    observers: list = [reloader, records, owner]
+    notifier = Notifier()
+    service = ServiceStatus(notifier, owner, asyncio.get_running_loop())  # after the owner: it says its state
+    observers: list = [reloader, records, owner, service]
     if console is not None:
         observers.append(console)  # last: it tells what the records have already written
     client = bot_client(settings, agent, observers)
@@ -152,6 +162,7 @@ async def run_daemon(settings: Settings, stop: asyncio.Event | None = None, cons
     reloader.client = client
     # a full disk: the match in play is kept in memory, new invitations refused until there is room
     client.policy.unable = watch_disk(settings.data_dir, console.say if console is not None else None)
+    DISK.listeners.append(service.disk_changed)
     stop = stop or asyncio.Event()
     loop = asyncio.get_running_loop()
     stopped_by: list[str] = []
@@ -170,8 +181,10 @@ async def run_daemon(settings: Settings, stop: asyncio.Event | None = None, cons
         await stop.wait()
         reason = stopped_by[0] if stopped_by else "request"
         log.info("stopping", reason=reason)
+        said = f"stopping ({reason})" + (": logging out" if client.logged_in else "")
+        notifier.stopping(said)
         if console is not None:
-            console.say(f"stopping ({reason})" + (": logging out" if client.logged_in else ""))
+            console.say(said)
         client.stop()
 
     watcher = asyncio.create_task(stopper())
@@ -190,6 +203,9 @@ async def run_daemon(settings: Settings, stop: asyncio.Event | None = None, cons
         net_version=records.net_version,
         log_max_mb=settings.records.log_max_mb,  # the log's cap, for `fibsbot status`
     )
+    # before the first connection: a server down at boot must not run into the start timeout
+    notifier.ready(service.text())
+    pinger = _start_watchdog(notifier, loop)
     warming = None
     if console is not None:
         warming = _announce_start(console, settings, agent.name, reloader.search_ready, agent.ply)
@@ -198,12 +214,29 @@ async def run_daemon(settings: Settings, stop: asyncio.Event | None = None, cons
     finally:
         owner.stopped()
         watcher.cancel()
+        if pinger is not None:
+            pinger.cancel()
+        summary = f"stopped: {records.finished_count} matches finished, {records.queued} positions queued"
+        notifier.stopping(summary)
+        notifier.close()
         if warming is not None:
             warming.cancel()
         queue.close()
-        log.info("daemon_stop", matches=len(records.finished), queued=records.queued)
+        log.info("daemon_stop", matches=records.finished_count, queued=records.queued)
         if console is not None:
-            console.say(f"stopped: {len(records.finished)} matches finished, {records.queued} positions queued")
+            console.say(summary)
+
+
+def _start_watchdog(notifier: Notifier, loop: asyncio.AbstractEventLoop) -> asyncio.Task | None:
+    """The pings systemd's watchdog asks for (``WatchdogSec=``), sent from this loop so that a
+    loop that stops turning stops them; and the tests' hook that freezes the loop."""
+    freeze_on_signal(loop)
+    period = watchdog_period()
+    if period is None or not notifier.enabled:
+        return None
+    log = structlog.get_logger("fibsbot.daemon")
+    log.info("watchdog", ping_every_s=period)
+    return asyncio.create_task(watchdog_pings(notifier, period))
 
 
 def _announce_start(

@@ -2,28 +2,54 @@
 
     STORE/versions/20261121-120000/net.npz (+ .json, net.race.npz, net.race.json)
     STORE/current -> versions/20261121-120000
+    STORE/store.json                           {"format": 1}: the layout above (``FORMAT``)
 
 A promotion writes a complete new version directory first, then replaces the
 ``current`` symlink in one ``rename``: a reader (the daemon, at the start of each
 match) sees either the old pair or the new one, never half of each, and every old
 version stays on disk.
+
+``store.json`` says which layout the store is in; a store without one is in the first
+(release 0.1.0 wrote none), and gets one at its next promotion.  A store in a newer
+layout is refused (``nets.formats``) before anything in it is read or replaced.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from engine.eval.evaluator import Evaluator
+from nets.formats import check_format
+
+if TYPE_CHECKING:  # the store is read where numba should not be loaded (fibsbot status)
+    from engine.eval.evaluator import Evaluator
 
 NET_FILE = "net.npz"
+INDEX_FILE = "store.json"
+FORMAT = 1  # the layout: versions/STAMP/net.npz (+ race, prune, root nets), current -> versions/STAMP
+
+
+def store_format(root: Path) -> int:
+    """The layout of the store at ``root`` (one without ``store.json``: the first);
+    NewerFormatError where a newer release made it."""
+    index = Path(root) / INDEX_FILE
+    try:
+        found = json.loads(index.read_text(encoding="utf-8")).get("format")
+    except FileNotFoundError:
+        found = None
+    except (OSError, ValueError, AttributeError) as exc:
+        raise OSError(f"{index}: not a net store's index ({exc})") from exc
+    return check_format(found, FORMAT, f"{index} (the net store)")
 
 
 class NetStore:
     def __init__(self, root: Path | str) -> None:
         self.root = Path(root)
+        store_format(self.root)
 
     @property
     def current_link(self) -> Path:
@@ -50,8 +76,16 @@ class NetStore:
         version = self.root / "versions" / stamp
         version.mkdir(parents=True)
         write_nets(evaluator, version, version=stamp, **card_updates)
+        self._say_format()
         self._point_at(stamp)
         return version
+
+    def _say_format(self) -> None:
+        index = self.root / INDEX_FILE
+        if not index.exists():
+            tmp = self.root / f".{INDEX_FILE}.{os.getpid()}"
+            tmp.write_text(json.dumps({"format": FORMAT}) + "\n", encoding="utf-8")
+            os.replace(tmp, index)
 
     def roll_back(self, version: str | None) -> None:
         """Make an earlier ``version`` current again (None: no promoted net, the shipped one plays)."""

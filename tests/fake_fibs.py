@@ -5,7 +5,8 @@ It speaks the texts of REFERENCE.md section 1 (login prompt without line end, CL
 account, and referees matches against a scripted opponent ``bob`` who plays the
 first legal move.  It never offers doubles, so the server rolls for the bot the way
 FIBS does when it may not double.  Tests drive it with ``push``, ``drop``,
-``wait_line`` and the ``received`` log.
+``wait_line`` and the ``received`` log; ``silence`` (or ``silent_after_login``) makes it
+hang for the current connection: open, reading, answering nothing.
 """
 
 from __future__ import annotations
@@ -130,8 +131,10 @@ class FakeFibs:
         drop_at_move: int | None = None,
         colour: int = X,
         direction: int = -1,
+        silent_after_login: bool = False,
     ) -> None:
         self.user, self.password = user, password
+        self.silent_after_login = silent_after_login  # the next successful login's connection hangs
         self.rng = random.Random(seed)
         self.drop_at_move = drop_at_move  # drop the connection when this bot move arrives
         self.colour, self.direction = colour, direction
@@ -142,6 +145,7 @@ class FakeFibs:
         self.saved = False
         self.invited_by: dict[str, int] = {}
         self._writer: asyncio.StreamWriter | None = None
+        self._silent_writer: asyncio.StreamWriter | None = None
         self._changed = asyncio.Event()
         self._server: asyncio.Server | None = None
         self._handlers: set[asyncio.Task] = set()
@@ -161,8 +165,12 @@ class FakeFibs:
     # --- test controls -------------------------------------------------------------
 
     def push(self, text: str) -> None:
-        if self._writer is not None and not self._writer.is_closing():
+        if self._writer is not None and not self._writer.is_closing() and self._writer is not self._silent_writer:
             self._writer.write(text.encode())
+
+    def silence(self) -> None:
+        """Hang for the current connection: keep it open, read and ignore its lines, send nothing."""
+        self._silent_writer = self._writer
 
     def drop(self) -> None:
         if self._writer is not None:
@@ -208,7 +216,8 @@ class FakeFibs:
                 self._changed.set()
                 if self._writer is not writer:
                     break
-                self._command(line)
+                if writer is not self._silent_writer:
+                    self._command(line)
         except (ConnectionError, asyncio.IncompleteReadError):
             pass
         finally:
@@ -226,6 +235,9 @@ class FakeFibs:
                     f"1 {self.user} 1306865048 127.0.0.1\r\n" + OWN_INFO.format(user=self.user) + "\r\n"
                     "3\r\n+---- test ----+\r\n4\r\n5 bob - - 1 0 1612.40 3000 12 1306865000 10.0.0.2 - -\r\n6\r\n"
                 )
+                if self.silent_after_login:
+                    self.silent_after_login = False
+                    self.silence()
             else:
                 self.push("\r\nlogin: ")
         elif verb == "join" and len(words) == 2 and words[1] in self.invited_by:

@@ -25,11 +25,13 @@ class Bot:
         self.requests: list = []
 
     def feed(self, text: str, *, answer: bool = True) -> list[str]:
-        """Feed server text; return the lines sent (decisions answered by the agent)."""
+        """Feed server text as one read of the client's; return the lines sent (decisions
+        answered by the agent)."""
         sent: list[str] = []
+        self.driver.begin_read()
         for event in self.parser.feed(text):
             sent += self._run(self.driver.handle(event), answer)
-        return sent
+        return sent + self._run(self.driver.end_read(), answer)
 
     def _run(self, outputs, answer: bool) -> list[str]:
         sent = []

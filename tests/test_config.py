@@ -134,7 +134,6 @@ def test_login_needs_a_user(monkeypatch):
         ('admins = ["ok", "not ok"]\n', "not FIBS user names"),
         ("[play]\nply = 7\n", "play.ply"),
         ('[play]\nlevel = "3"\n', "play.level"),
-        ("[play]\nthink = 0\n", "play.think"),
         ("[play]\nworkers = 0\n", "play.workers"),
         ("[server]\nreconnect_backoff_base = 10.0\nreconnect_backoff_max = 1.0\n", "reconnect_backoff_max"),
     ],
@@ -148,9 +147,30 @@ def test_bad_files_give_one_line_reasons(tmp_path, text, message):
 
 
 def test_the_table_level_is_named_in_the_player_spec(tmp_path):
-    settings = load_settings(write(tmp_path, '[play]\nlevel = "table"\nthink = 2.5\nply = 1\n'))
+    settings = load_settings(write(tmp_path, '[play]\nlevel = "table"\nply = 1\n'))
     assert settings.play.agent_spec == "net:default@table"  # the level wins over ply
-    assert settings.play.think == 2.5
+
+
+@pytest.mark.parametrize("value", ["1.0", "10.0"])
+def test_the_time_budget_of_earlier_releases_is_refused_with_what_to_do_instead(tmp_path, monkeypatch, value):
+    """``think = 1.0`` was the table level's seconds a decision in earlier releases' examples;
+    accepted, it would cut the deeper look by the clock, so the same position would play
+    differently on another machine: it is refused in one line that says what to do."""
+    path = write(tmp_path, f'[play]\nlevel = "table"\nthink = {value}\n')
+    with pytest.raises(ConfigError) as info:
+        load_settings(path)
+    message = str(info.value)
+    assert "\n" not in message and message.startswith(f"{path}")
+    assert "think is no longer a setting" in message and "bounded by work" in message and "remove the line" in message
+    monkeypatch.setenv("FIBSBOT_PLAY__THINK", value)  # the environment's way to say it, too
+    with pytest.raises(ConfigError, match="think is no longer a setting"):
+        load_settings(None)
+
+
+def test_the_example_settings_set_no_time_budget():
+    """The shipped example and the docs name no setting of seconds a decision."""
+    for line in EXAMPLE.read_text(encoding="utf-8").splitlines():
+        assert not line.lstrip("# ").startswith("think"), line
 
 
 def test_the_lookahead_uses_every_core_unless_told(tmp_path, monkeypatch):

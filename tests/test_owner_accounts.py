@@ -134,7 +134,8 @@ def test_a_match_in_play_is_current_only_while_the_daemon_lives(tmp_path):
     assert status["current_match"] is None and [m["opponent"] for m in status["saved_matches"]] == ["bob"]
     code, out, _ = run_cli(["status", "--data-dir", str(tmp_path)])
     assert code == 0 and "current match" not in out and "stopped without a clean stop" in out
-    assert "saved, waiting for bob and for the daemon (not running" in out
+    # bob was playing us when the daemon died: it waits for the daemon alone
+    assert "saved; bob was logged in when the daemon stopped, waiting for the daemon (not running" in out
     assert "last match: " in out
 
 
@@ -154,7 +155,8 @@ def test_a_match_saved_when_its_opponent_logged_out_and_refusing_games_reach_sta
         # bob is back, not ready: the invitation to resume is refused, twice
         play(bot, [owner, console], "7 bob bob logs in.\r\n** bob is refusing games.\r\n** bob is refusing games.\r\n")
         code, text, _ = run_cli(["status", "--data-dir", str(tmp_path)])
-        assert "current match" not in text and "saved, waiting for bob (refusing games)" in text
+        assert "current match" not in text and "saved, waiting for bob (logged in since " in text
+        assert ", refusing games)" in text
         assert status_json(tmp_path)["saved_matches"][0]["refusing"]
         told = [line for line in out.getvalue().splitlines() if "refusing games" in line]
         assert told == ["[info     ] bob is refusing games: our saved match with bob waits until they are ready"]

@@ -60,14 +60,14 @@ def _samples(path, rss_last: int, fds_last: int, log_bytes: int) -> None:
 
 def test_the_summary_compares_the_last_sample_with_the_baseline_match(tmp_path):
     path = tmp_path / "samples.jsonl"
-    _samples(path, rss_last=104_000, fds_last=20, log_bytes=900_000)
+    _samples(path, rss_last=100_900, fds_last=20, log_bytes=900_000)
     summary = summarise(path)
     assert summary["baseline_match"] == BASELINE_MATCH
     assert summary["memory_flat"] and summary["fds_flat"] and summary["log_within_cap"]
     assert summary["memory_flat_medians"] and summary["fds_flat_medians"]
     assert summary["decisions"] == 30 * (BASELINE_MATCH + 50)
 
-    _samples(path, rss_last=106_000, fds_last=22, log_bytes=2_000_000)  # 6% more memory, 2 descriptors leaked
+    _samples(path, rss_last=101_500, fds_last=22, log_bytes=2_000_000)  # 1.5% more memory, 2 descriptors leaked
     summary = summarise(path)
     assert not summary["memory_flat"] and not summary["fds_flat"] and not summary["log_within_cap"]
     assert summary["memory_flat_medians"]  # one sample is not the trend of the last fifty
@@ -94,3 +94,21 @@ def test_a_leak_moves_the_medians_too(tmp_path):
     path.write_text("".join(json.dumps(row) + "\n" for row in rows))
     summary = summarise(path)
     assert not summary["memory_flat_medians"] and not summary["fds_flat_medians"]
+
+
+def test_the_summary_compares_the_first_and_last_matches_times(tmp_path):
+    path = tmp_path / "samples.jsonl"
+    _samples(path, rss_last=100_000, fds_last=20, log_bytes=1)
+    summary = summarise(path)  # every match took 2 s
+    assert summary["match_s_medians"]["first"] == summary["match_s_medians"]["last"] == 2.0
+    assert summary["match_time_flat"]
+
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    elapsed = 0.0
+    for row in rows:  # each match a little slower than the one before: 2 s at the start, 4 s at the end
+        elapsed += 2.0 + 2.0 * row["match"] / len(rows)
+        row["elapsed_s"] = elapsed
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    summary = summarise(path)
+    assert summary["match_s_medians"]["last"] > 1.1 * summary["match_s_medians"]["first"]
+    assert not summary["match_time_flat"]

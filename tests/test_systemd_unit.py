@@ -34,7 +34,8 @@ def unit() -> dict[str, list[str]]:
 @pytest.mark.parametrize(
     "key, value",
     [
-        ("Type", "simple"),
+        ("Type", "notify"),
+        ("NotifyAccess", "main"),
         ("Restart", "on-failure"),
         ("DynamicUser", "yes"),
         ("NoNewPrivileges", "yes"),
@@ -66,6 +67,27 @@ def test_state_credentials_and_jit(unit):
     assert "MemoryDenyWriteExecute" not in unit
     assert any(value.startswith("NUMBA_CACHE_DIR=%C/") for value in unit["Environment"])
     assert "password" not in unit["ExecStart"][0].lower()  # never on the command line
+
+
+def seconds(value: str) -> float:
+    """A systemd time span of one unit (``120s``, ``10min``) in seconds."""
+    number = value.rstrip("abcdefghijklmnopqrstuvwxyz")
+    return float(number) * {"": 1, "s": 1, "sec": 1, "min": 60, "m": 60, "h": 3600}[value[len(number) :]]
+
+
+def test_the_watchdog_outlasts_the_longest_healthy_stall_and_the_start_a_first_start(unit):
+    """The loop pings every WatchdogSec/2 (``fibsbot.service.notify``); a decision's search holds
+    the GIL, and with it the loop, for as long as it runs: bounded by work (under a second a move),
+    and cut at the engine's safety cap (``nets.player.TABLE_THINK``) on a stalled machine, so the
+    watchdog is well above that.  READY comes before the first connection, so the start timeout covers only the
+    start itself, which at a first start includes numba's compiling and the bearoff database."""
+    from nets.player import TABLE_THINK
+
+    (watchdog,) = unit["WatchdogSec"]
+    assert seconds(watchdog) >= 2 * TABLE_THINK
+    (start,) = unit["TimeoutStartSec"]
+    assert seconds(start) >= 300
+    assert "PYTHONFAULTHANDLER=1" in unit["Environment"]  # the watchdog's SIGABRT shows the stuck stack
 
 
 # systemd's verdict on the unit installed as documented: tests/test_systemd_units.py

@@ -8,8 +8,7 @@ import json
 
 import pytest
 
-from fibsbot.config import PlaySettings, load_settings
-from nets.player import TABLE_THINK
+from fibsbot.config import load_settings
 from tests.test_cli_bad_input import OPENING, assert_one_line_naming, run_cli
 
 
@@ -63,4 +62,3 @@ def test_the_daemon_plays_the_table_level_unless_told_otherwise(tmp_path, monkey
     assert load_settings(config).play.agent_spec == "net:default@table"
     config.write_text("[play]\nply = 2\n", encoding="utf-8")
     assert load_settings(config).play.agent_spec == "net:default@2"  # an explicit depth still wins
-    assert PlaySettings().think == TABLE_THINK  # the daemon's cap is the one every other command gets

@@ -160,9 +160,11 @@ async def run_arena(
     ``console`` (``fibsbot.console.Console``) follows our bot as it follows the daemon's;
     ``workers``: threads of our agent's cubeful lookahead."""
     from fibsbot.config import default_data_dir
+    from fibsbot.owner.readers import check_formats
     from fibsbot.server.testing import ClipTestClient, run_local_server
 
     data_dir = Path(data_dir or default_data_dir())
+    check_formats(data_dir)  # records a newer release wrote are neither read as older nor added to
     (data_dir / "log").mkdir(parents=True, exist_ok=True)
     stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
     log_path = data_dir / "log" / f"arena-{stamp}.jsonl"

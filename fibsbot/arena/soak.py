@@ -8,8 +8,10 @@ After every match one sample goes to FILE (JSON lines): the daemon's resident me
 and open descriptors (``/proc``), the decisions it logged since the last sample and the
 slowest and median of their times, and the bytes under the data directory and its log
 folder.  ``summarise`` reads the samples back and says whether memory and descriptors
-stayed flat (the last sample within ``FLAT_SHARE`` of the one at ``BASELINE_MATCH``)
-and the disk within the log's cap.
+stayed flat (the last sample within ``MEMORY_SHARE`` of the one at ``BASELINE_MATCH``,
+descriptors within ``FDS_SHARE``), whether a match took as long at the end as at the start
+(the median of the last ``TIME_WINDOW`` matches within ``TIME_SHARE`` of the first's) and the
+disk within the log's cap.
 """
 
 from __future__ import annotations
@@ -18,14 +20,18 @@ import json
 import os
 import statistics
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from fibsbot.owner.disk import tree_bytes
 
-BASELINE_MATCH = 100  # memory and descriptors are compared with this match's sample, once the caches are warm
-FLAT_SHARE = 0.05  # the last sample may differ from the baseline by this share
+BASELINE_MATCH = 500  # memory and descriptors are compared with this match's sample, once the caches are warm
+MEMORY_SHARE = 0.01  # the last sample's resident memory may differ from the baseline's by this share
+FDS_SHARE = 0.05  # and its open descriptors by this one (a dozen: one more is a leak)
 WINDOW = 50  # samples whose medians are compared as well
+TIME_WINDOW = 500  # the first and last matches whose median times are compared
+TIME_SHARE = 0.10  # the last matches' median time may differ from the first's by this share
 DAEMON_LOG = "fibsbot.jsonl"
 
 
@@ -111,11 +117,25 @@ class Sampler:
         return sample
 
 
+def _match_times(samples: list[dict], within: Callable[[float, float, float], bool]) -> dict:
+    """The median time of the first and the last ``TIME_WINDOW`` matches (one sample's elapsed
+    time less the one before), and whether they agree within ``TIME_SHARE``."""
+    times = [b["elapsed_s"] - a["elapsed_s"] for a, b in zip(samples, samples[1:])]
+    if len(times) < 2:
+        return {"match_s_medians": None, "match_time_flat": None}
+    window = min(TIME_WINDOW, len(times) // 2)
+    first, last = statistics.median(times[:window]), statistics.median(times[-window:])
+    return {
+        "match_s_medians": {"first": round(first, 2), "last": round(last, 2), "window": window},
+        "match_time_flat": within(last, first, TIME_SHARE),
+    }
+
+
 def summarise(samples_path: Path) -> dict:
     """The soak's figures from its samples: memory and descriptors at the baseline match
     and at the end, whether they stayed flat, the largest log folder against its cap.
 
-    Flat: the last sample within ``FLAT_SHARE`` of the one at ``BASELINE_MATCH``, and so the
+    Flat: the last sample within ``MEMORY_SHARE`` (``FDS_SHARE``) of the one at ``BASELINE_MATCH``, and so the
     median of the last ``WINDOW`` samples against the median of the ``WINDOW`` from the
     baseline on (a dozen descriptors move by one while a connection is being replaced or a
     log segment written, which a single sample may catch)."""
@@ -131,8 +151,8 @@ def summarise(samples_path: Path) -> dict:
     cap = samples[-1]["log_cap_mb"]
     largest_log = max(s["log_bytes"] for s in samples)
 
-    def within(now: float, then: float) -> bool:
-        return abs(now - then) <= FLAT_SHARE * then
+    def within(now: float, then: float, share: float) -> bool:
+        return abs(now - then) <= share * then
 
     def median(rows: list[dict], key: str) -> float:
         return float(statistics.median(row[key] for row in rows))
@@ -145,16 +165,17 @@ def summarise(samples_path: Path) -> dict:
         "rss_mib": {"baseline": round(base["rss_kib"] / 1024, 1), "last": round(last["rss_kib"] / 1024, 1)},
         "rss_peak_mib": round(max(s["rss_kib"] for s in measured) / 1024, 1),
         "fds": {"baseline": base["fds"], "last": last["fds"], "max": max(s["fds"] for s in measured)},
-        "memory_flat": within(last["rss_kib"], base["rss_kib"]),
-        "fds_flat": within(last["fds"], base["fds"]),
+        "memory_flat": within(last["rss_kib"], base["rss_kib"], MEMORY_SHARE),
+        "fds_flat": within(last["fds"], base["fds"], FDS_SHARE),
         "window": WINDOW,
         "rss_mib_medians": {
             "early": round(median(early, "rss_kib") / 1024, 1),
             "late": round(median(late, "rss_kib") / 1024, 1),
         },
         "fds_medians": {"early": median(early, "fds"), "late": median(late, "fds")},
-        "memory_flat_medians": within(median(late, "rss_kib"), median(early, "rss_kib")),
-        "fds_flat_medians": within(median(late, "fds"), median(early, "fds")),
+        "memory_flat_medians": within(median(late, "rss_kib"), median(early, "rss_kib"), MEMORY_SHARE),
+        "fds_flat_medians": within(median(late, "fds"), median(early, "fds"), FDS_SHARE),
+        **_match_times(samples, within),
         "decisions": sum(s["decisions"] for s in samples),
         "decision_median_s": round(statistics.median(decision_medians), 4) if decision_medians else None,
         "decision_max_s": max((s["decision_max_s"] or 0.0) for s in samples),

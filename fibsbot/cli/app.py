@@ -19,6 +19,8 @@ import fibsbot.cli.bench  # noqa: F401  registers `bench`
 import fibsbot.cli.duel  # noqa: F401  registers `duel`
 import fibsbot.cli.moves  # noqa: F401  registers `moves`
 from fibsbot.cli.registry import COMMANDS, UserError, describe_os_error
+from fibsbot.version import version_text
+from nets.formats import NewerFormatError
 
 
 class OneLineErrorParser(argparse.ArgumentParser):
@@ -50,23 +52,13 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         prog="fibsbot",
         description="A backgammon bot for FIBS-style servers, and the engine and training behind it.",
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
+    parser.add_argument("--version", action="version", version=version_text())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name, (help_text, setup, _run) in COMMANDS.items():
         subparser = sub.add_parser(name, help=help_text, description=help_text)
         if (only not in COMMANDS and only != "--version") or name == only:
             setup(subparser)
     return parser
-
-
-def package_version() -> str:
-    """The installed package's version (its metadata, as pip shows it)."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("fibsbot")
-    except PackageNotFoundError:  # run from a source tree that was never installed
-        return "unknown (not installed)"
 
 
 def _stderr_logger(*_args) -> structlog.PrintLogger:
@@ -126,6 +118,8 @@ def main(argv: list[str] | None = None) -> int:
         return code
     except UserError as exc:
         return _report_error(args.command, str(exc), exc.exit_code)
+    except NewerFormatError as exc:  # a data directory a newer release wrote (nets.formats)
+        return _report_error(args.command, str(exc))
     except BrokenPipeError:
         if _reader_gone(sys.stdout) or _reader_gone(sys.stderr):
             return _quiet_after_broken_pipe()

@@ -79,6 +79,7 @@ def _retrain(args: argparse.Namespace) -> int:
     from functools import partial
 
     from fibsbot.config import default_data_dir
+    from fibsbot.owner.readers import check_formats
     from fibsbot.records.queue import TrainingQueue
     from nets.train.labellers import LabellerError, parse_labeller
     from nets.train.retrain import RetrainConfig, retrain
@@ -119,6 +120,7 @@ def _retrain(args: argparse.Namespace) -> int:
     if not config.data_dir.exists():
         raise UserError(f"no data directory {config.data_dir}: play some matches first (fibsbot arena)")
     net_path(args.net)  # the incumbent where the data dir has promoted none: a misspelt name fails before any work
+    check_formats(config.data_dir)  # a data dir a newer release wrote: refused before anything is read or written
     empty = nothing_to_learn(config.data_dir)
     if empty is not None:  # self-play alone would label thousands of positions and learn nothing of the bot's play
         print(json.dumps({"promoted": False, "positions_labelled": 0, "reason": empty}) if args.json else empty)

@@ -28,12 +28,14 @@ def _run(args: argparse.Namespace) -> int:
     from fibsbot.config import ConfigError, load_settings
     from fibsbot.console import Console
     from fibsbot.daemon import check_data_dir, prepare_logging, run_daemon
+    from fibsbot.owner.readers import check_formats
 
     try:
         settings = load_settings(args.config)
         user, _ = settings.fibs_login()
         check_player(settings)
         check_data_dir(settings)  # before the log: a data dir that takes no file cannot take the log either
+        check_formats(settings.data_dir)  # records a newer release wrote: refused before any is written over
         log_path = prepare_logging(settings)
     except ConfigError as exc:
         raise UserError(str(exc)) from exc

@@ -30,6 +30,12 @@ def _setup(p: argparse.ArgumentParser) -> None:
         help="send the echo of a player's own tell without its line end, glued to the next line, as a foreign "
         "server did (a test bed for clients)",
     )
+    p.add_argument(
+        "--logout-line-only",
+        action="store_true",
+        help="when a player leaves the server mid-match, send their opponent only the logout line "
+        "('8 U U drops connection.'), no 'The game was saved.', as a foreign server did",
+    )
     p.add_argument("--verbose", action="store_true", help="log every connection and command (stderr)")
 
 
@@ -51,6 +57,7 @@ def _server(args: argparse.Namespace) -> int:
             create_accounts=not args.no_create_accounts,
             new_account_toggles={"ready": True} if args.ready else {},
             glue_tell_echo=args.glue_tell_echo,
+            logout_line_only=args.logout_line_only,
         )
     except ValidationError as exc:
         raise UserError(f"bad server settings: {exc.errors()[0]['msg']}") from None

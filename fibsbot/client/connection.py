@@ -8,12 +8,13 @@ its answer is fed back to the driver, which drops it if the board moved on.
 
 Every failure that time can mend (a name that does not resolve yet, a refused or
 unanswered connection, a server that sends no welcome or closes the connection, a
-dropped session) is followed by another attempt, for ever, after a capped exponential
-backoff with jitter; ``client.reach`` names what failed for the console.  A match that
-was running is resumed after the next login.  Logins refused ``max_login_refusals`` times in a row
-end ``run()`` with ``LoginGivenUp``: a wrong password does not mend itself.  The
-password is asked for at each login and never logged.  Observers (records) see every
-event and decision and cannot steer.
+dropped session, a server gone silent: ``client.silence``) is followed by another
+attempt, for ever, after a capped exponential backoff with jitter; ``client.reach``
+names what failed for the console.  A match that was running is resumed after the
+next login.  Logins refused ``max_login_refusals`` times in a row end ``run()`` with
+``LoginGivenUp``: a wrong password does not mend itself.  The password is asked for at
+each login and never logged.  Observers (records) see every event and decision and
+cannot steer.
 
 This module reads and writes the wire and keeps the connection alive; what the bot
 does with each event, and with the driver's outputs, is ``client.dispatch``'s part.
@@ -42,6 +43,7 @@ from fibsbot.client.dispatch import (
 from fibsbot.client.options import ClientOptions, PasswordSource, check_user
 from fibsbot.client.policy import Policy
 from fibsbot.client.reach import NoWelcome, classify
+from fibsbot.client.silence import ServerSilent, SilenceWatch
 from fibsbot.protocol.match.driver import MatchDriver
 from fibsbot.protocol.match.outputs import Agent, MatchObserver
 from fibsbot.protocol.parser import ClipParser
@@ -52,6 +54,7 @@ log = structlog.get_logger(__name__)
 
 _READ_SIZE = 4096
 _GOODBYE_S = 1.0  # how long to wait for the server to close after "bye"
+_LOGIN_POLL_S = 0.25  # how often the silence watch looks whether the login is done
 
 _CONTROL = (LoginRefused, ConnectionClosed, LoginConfigError)
 
@@ -182,7 +185,9 @@ class BotClient(EventDispatch):
         self._join_sent_at: float | None = None
         self._timers: dict[int, asyncio.TimerHandle] = {}
         self._tasks: set[asyncio.Task] = set()
-        self._last_sent = self._clock()
+        self._silence = SilenceWatch(
+            keepalive_s=self.options.keepalive_s, silence_s=self.options.silence_timeout_s, clock=self._clock
+        )
         self._wire_buffer = ""
 
     async def _connect_and_serve(self) -> None:
@@ -221,23 +226,31 @@ class BotClient(EventDispatch):
         parser = ClipParser()
         log.info("connected", host=self.host, port=self.port)
         self._report("connected", host=self.host, port=self.port)
-        keepalive = asyncio.create_task(self._keepalive())
+        watch = asyncio.create_task(self._watch_server())
         deadline = self._clock() + self.options.login_timeout_s
         try:
             while True:
                 read = asyncio.ensure_future(reader.read(_READ_SIZE))
                 timeout = None if self._session_logged_in else max(0.0, deadline - self._clock())
-                done, _ = await asyncio.wait({read, stopping}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+                done, _ = await asyncio.wait(
+                    {read, stopping, watch}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+                )
                 if read not in done:
                     read.cancel()
                     if stopping in done:
                         await self._goodbye(reader, writer)
                         return
+                    if watch in done:
+                        raise watch.result()
                     raise NoWelcome(f"waited {self.options.login_timeout_s:g} s")
                 data = cast(str, read.result())  # telnetlib3 opened with an encoding reads text
                 if not data:
                     raise ConnectionClosed("the server closed the connection")
+                self._silence.received()
+                if watch.done():  # it found silence as these bytes came: the server is not silent
+                    watch = asyncio.create_task(self._watch_server())
                 self._wire_in(data)
+                self.driver.begin_read()  # a join waits for the whole read: the opponent may leave in it
                 for event in parser.feed(data):
                     try:
                         self._dispatch(event, parser)
@@ -245,8 +258,9 @@ class BotClient(EventDispatch):
                         raise
                     except Exception:  # a bug must cost one event, not the connection
                         log.exception("event handling failed", event=type(event).__name__)
+                self._run(self.driver.end_read())
         finally:
-            for task in (keepalive, stopping, *self._tasks):
+            for task in (watch, stopping, *self._tasks):
                 task.cancel()
             for handle in self._timers.values():
                 handle.cancel()
@@ -278,7 +292,7 @@ class BotClient(EventDispatch):
         if writer is None or writer.is_closing():
             return
         writer.write(text + "\r\n")
-        self._last_sent = self._clock()
+        self._silence.sent()
         shown = text.rsplit(" ", 1)[0] + " ********" if secret else text
         if not secret:
             log.debug("sent", text=text)
@@ -297,15 +311,24 @@ class BotClient(EventDispatch):
                 if hasattr(observer, "on_received"):
                     notify_observer(observer, "on_received", line.rstrip("\r"))
 
-    async def _keepalive(self) -> None:
-        # FIBS drops connections idle for about an hour
-        period = self.options.keepalive_s
+    async def _watch_server(self) -> ServerSilent:
+        """Send the keepalive command when due (``client.silence``); end once the server is silent."""
+        silence = self._silence
         while True:
-            idle = self._clock() - self._last_sent
-            if idle >= period and self._session_logged_in:
-                self._send(self.options.keepalive_command)
-                idle = 0.0
-            await asyncio.sleep(max(period - idle, 0.05))
+            if self._session_logged_in:  # before, the login timeout bounds the wait
+                if silence.silent():
+                    log.warning(
+                        "server_silent",
+                        seconds=round(silence.quiet_s(), 1),
+                        unanswered_s=round(silence.unanswered_s(), 1),
+                        limit_s=silence.silence_s,
+                    )
+                    return silence.silence()
+                if silence.keepalive_due():
+                    self._send(self.options.keepalive_command)
+                    silence.keepalive_sent()
+            wait = silence.next_check_s() if self._session_logged_in else _LOGIN_POLL_S
+            await asyncio.sleep(max(wait, 0.05))
 
 
 async def run_bot(

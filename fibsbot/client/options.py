@@ -63,6 +63,9 @@ class ClientOptions:
     login_timeout_s: float = 30.0  # from connecting to the welcome line
     keepalive_s: float = 300.0  # send something harmless after this long without sending
     keepalive_command: str = "time"
+    # a command unanswered this long, with nothing else from the server, drops the connection
+    # (client.silence: the keepalive command asks a quiet server after half of it)
+    silence_timeout_s: float = 180.0
     roll_delay_s: float = 2.0  # how long to wait for the server to roll for us
     board_delay_s: float = 5.0  # how long to wait for a board before asking for it
     join_pending_s: float = 15.0  # after sending join, count as busy for this long
@@ -79,6 +82,8 @@ class ClientOptions:
             raise ValueError("client name: 1-20 characters, letters, digits, _ . -")
         if self.max_login_refusals is not None and self.max_login_refusals < 1:
             raise ValueError("max_login_refusals must be at least 1 (None: keep trying)")
+        if self.keepalive_s <= 0 or self.silence_timeout_s <= 0:
+            raise ValueError("keepalive_s and silence_timeout_s must be positive")
         if "\n" in self.keepalive_command or "\r" in self.keepalive_command:
             raise ValueError("the keepalive command must be one line")
 

@@ -57,3 +57,15 @@ def classify(exc: BaseException, host: str, *, connected: bool, logged_in: bool)
     if isinstance(exc, TimeoutError):
         return NO_ANSWER, "no answer"
     return UNREACHABLE, _reason(exc)
+
+
+def outage_text(kind: str, error: str, host: str, port: int) -> str:
+    """What failed, as the console and ``fibsbot status`` say it (``error``: ``classify``'s reason)."""
+    server = f"server {host}:{port}"
+    if kind == LOST:
+        return f"connection lost: {error}"
+    if kind == NO_WELCOME:
+        return f"{server} accepts connections but sends no welcome ({error})"
+    if kind == CLOSED:
+        return f"{server} ended the connection before the login ({error})"
+    return f"{server} unreachable ({error})"

@@ -35,6 +35,7 @@ def client_options(settings: Settings, **overrides: Any) -> ClientOptions:
     values: dict[str, Any] = dict(
         client_name=server.client_name,
         keepalive_s=server.keepalive_interval,
+        silence_timeout_s=server.silence_timeout,
         connect_timeout_s=server.connect_timeout,
         login_timeout_s=server.login_timeout,
         inactivity_timeout_s=settings.play.inactivity_timeout,

@@ -15,7 +15,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from fibsbot.records.atomic import write_atomically
-from fibsbot.records.journal import FINISHED, PLAYING, SUFFIX
+from fibsbot.records.journal import FINISHED, PLAYING, SUFFIX, check_journal_format
+from fibsbot.records.journal import VERSION as JOURNAL_FORMAT
+from nets.formats import FIRST
 
 INDEX_VERSION = 3  # 2: the score of a match is the server's final one; 3: the site (server) it was played on
 
@@ -69,10 +71,12 @@ def summarise_actions(actions: list) -> tuple[tuple[int, int], int]:
 
 
 def read_summary(path: Path, mtime: float) -> MatchSummary | None:
-    """A journal's summary; None for a file that is not a readable journal."""
+    """A journal's summary; None for a file that is not a readable journal, NewerFormatError
+    for one a newer release wrote."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         header = data["header"]
+        check_journal_format(header, path)  # a newer journal is refused, not left out of the figures
         score, games = summarise_actions(data["actions"])
         return MatchSummary(
             path.name,
@@ -99,7 +103,9 @@ class MatchIndex:
     def _load(self) -> dict:
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
-            if data.get("version") == INDEX_VERSION:
+            # an index that a release of another journal format kept is read again from the journals,
+            # which are then checked: a newer journal is never taken from the cache unchecked
+            if data.get("version") == INDEX_VERSION and data.get("journal_format", FIRST) == JOURNAL_FORMAT:
                 return data["matches"]
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             pass
@@ -129,7 +135,11 @@ class MatchIndex:
         if changed:
             try:
                 write_atomically(
-                    self.path, json.dumps({"version": INDEX_VERSION, "matches": fresh}, separators=(",", ":"))
+                    self.path,
+                    json.dumps(
+                        {"version": INDEX_VERSION, "journal_format": JOURNAL_FORMAT, "matches": fresh},
+                        separators=(",", ":"),
+                    ),
                 )
             except OSError:
                 pass  # a read-only data directory: read again next time

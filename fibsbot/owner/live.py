@@ -3,8 +3,11 @@
 ``OwnerRecords`` is a match observer (it only watches).  ``started`` writes
 ``DIR/owner/daemon.json`` (pid, start time, server, user, engine), ``stopped``
 marks it stopped; while the daemon runs the file also says which match is in play
-(``match``: none while the bot is between matches, disconnected, or its opponent left)
-and which saved matches' opponents the server said are refusing games (``refusing``).
+(``match``: none while the bot is between matches, disconnected, or its opponent left),
+which saved matches' opponents the server said are refusing games (``refusing``), and the
+connection to the server (``connection``: logged in, or down since when and why;
+``fibsbot.owner.connection``), and whether the opponents of those matches are on the server
+(``opponents``: ``fibsbot.owner.presence``).
 Every who-info or own-info line about our user whose rating or experience differs
 from the account's last one is appended to ``DIR/owner/ratings.jsonl`` with the
 server and user it is for, so that two accounts sharing a data directory (the arena's
@@ -22,7 +25,9 @@ from typing import Any, TextIO
 
 import structlog
 
-from fibsbot.owner.readers import DAEMON_FILE, RATINGS_FILE, RETRAINS_FILE, owner_dir, read_jsonl
+from fibsbot.owner.connection import ConnectionState
+from fibsbot.owner.presence import follow_presence
+from fibsbot.owner.readers import DAEMON_FILE, OWNER_FORMAT, RATINGS_FILE, RETRAINS_FILE, owner_dir, read_jsonl
 from fibsbot.protocol.events import Logout, MatchResumed, MatchStart, OwnInfo, ServerError, WhoInfo
 from fibsbot.protocol.match.outputs import NullObserver
 from fibsbot.protocol.notices import refusing_games
@@ -47,11 +52,15 @@ class OwnerRecords(NullObserver):
         self.state: dict[str, Any] = {}
         self._last: tuple[float | None, int | None] | None = None  # (rating, experience) last recorded
         self._ratings: TextIO | None = None
+        self.connection: ConnectionState | None = None
 
     def started(self, **details: Any) -> None:
         """The daemon is up: ``details`` are server, port, agent and the like."""
         self.state = {"pid": os.getpid(), "started": _now(), "user": self.user, **details, "match": None}
         self.state["refusing"] = []
+        if "server" in details and "port" in details:
+            self.connection = ConnectionState(str(details["server"]), int(details["port"]))
+            self.state["connection"] = self.connection.as_dict()
         if self.server is None and "server" in details:
             self.server = f"{details['server']}:{details['port']}" if "port" in details else str(details["server"])
         self._write_state()
@@ -67,7 +76,8 @@ class OwnerRecords(NullObserver):
 
     def _write_state(self) -> None:
         try:
-            write_atomically(self.folder / DAEMON_FILE, json.dumps(self.state, indent=1) + "\n")
+            state = {"format": OWNER_FORMAT, **self.state}
+            write_atomically(self.folder / DAEMON_FILE, json.dumps(state, indent=1) + "\n")
         except OSError:
             log.warning("owner_state_unwritable", path=str(self.folder / DAEMON_FILE), exc_info=True)
 
@@ -82,6 +92,7 @@ class OwnerRecords(NullObserver):
         changed = self._follow_refusals(event)
         if snapshot is not None:
             changed |= self._follow_match(snapshot.opponent if snapshot.in_match else None, snapshot.match_length)
+            changed |= follow_presence(self.state.setdefault("opponents", {}), event, snapshot, _now)
         if changed:
             self._write_state()
 
@@ -123,14 +134,23 @@ class OwnerRecords(NullObserver):
 
     def on_session(self, what: str, details: dict[str, Any]) -> None:
         """The client's session (``client.dispatch._report``): no match is in play while the
-        connection is down, and a new login forgets who refused (the driver invites again)."""
-        if not self.state or what not in ("connection_lost", "logged_in"):
+        connection is down, and a new login forgets who refused (the driver invites again);
+        ``connection`` follows the session."""
+        if not self.state:
             return
-        if self.state.get("match") is None and not self.state.get("refusing"):
-            return
-        self.state["match"] = None
-        self.state["refusing"] = []
-        self._write_state()
+        changed = False
+        if self.connection is not None and self.connection.follow(what, details):
+            self.state["connection"] = self.connection.as_dict()
+            changed = True
+        if what in ("connection_lost", "logged_in") and (self.state.get("match") or self.state.get("refusing")):
+            self.state["match"] = None
+            self.state["refusing"] = []
+            changed = True
+        if what == "connection_lost" and self.state.get("opponents"):
+            self.state["opponents"] = {}  # the server is out of sight: who is on it is no longer known
+            changed = True
+        if changed:
+            self._write_state()
 
     def rating(self, rating: float, experience: int) -> None:
         """Append the server's figures for our user when they changed since the account's last row."""
@@ -142,7 +162,7 @@ class OwnerRecords(NullObserver):
             return
         if self._ratings is None:
             self._ratings = open_log_file(self.folder / RATINGS_FILE)
-        row = {"time": _now(), "user": self.user, "server": self.server, "rating": figures[0]}
+        row = {"format": OWNER_FORMAT, "time": _now(), "user": self.user, "server": self.server, "rating": figures[0]}
         self._ratings.write(json.dumps({**row, "experience": figures[1]}) + "\n")
         self._last = figures
 
@@ -154,4 +174,4 @@ def record_retrain(data_dir: Path, report: dict) -> None:
     """Append a retrain's report, with the time it finished, to ``DIR/training/retrains.jsonl``
     (``last_report.json`` keeps only the last one; the report plots them all)."""
     with open_log_file(Path(data_dir) / "training" / RETRAINS_FILE) as out:
-        out.write(json.dumps({"finished": _now(), **report}, default=str) + "\n")
+        out.write(json.dumps({"format": OWNER_FORMAT, "finished": _now(), **report}, default=str) + "\n")

@@ -43,9 +43,11 @@ def match_in_play(daemon: dict | None, summaries: list[MatchSummary]) -> MatchSu
 def saved_matches(summaries: list[MatchSummary], current: MatchSummary | None, daemon: dict | None) -> list[dict]:
     """Unfinished matches other than the current one, newest first: saved on the server until
     their opponent comes back (a running daemon resumes them then); ``refusing``: the server
-    said the opponent is refusing games when the daemon invited them."""
+    said the opponent is refusing games when the daemon invited them; ``presence``: whether the
+    opponent was on the server when the daemon last saw (``fibsbot.owner.presence``), or None."""
     running = bool(daemon and daemon.get("running"))
     refusing = set(daemon.get("refusing") or []) if daemon and running else set()
+    presence = (daemon.get("opponents") or {}) if daemon else {}
     saved = [s for s in summaries if s.status == PLAYING and s is not current]
     return [
         {
@@ -56,6 +58,7 @@ def saved_matches(summaries: list[MatchSummary], current: MatchSummary | None, d
             "record": s.mat,
             "refusing": s.opponent in refusing,
             "daemon_running": running,
+            "presence": presence.get(s.opponent),
         }
         for s in reversed(saved)
     ]

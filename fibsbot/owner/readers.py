@@ -5,6 +5,11 @@ writes them): ``daemon.json`` (the running daemon) and ``ratings.jsonl`` (the
 server's rating and experience lines for our user).  ``fibsbot retrain`` appends
 its reports to ``DIR/training/retrains.jsonl`` beside ``last_report.json``.
 Nothing here writes, and nothing waits long on a lock.
+
+These files, and every line of the two logs, carry ``format`` (``OWNER_FORMAT``);
+one without it is in the first format, a rating line of which may not name its account
+(``fibsbot.owner.accounts``).  A newer format is refused (``nets.formats``), here as
+wherever the data directory is read.
 """
 
 from __future__ import annotations
@@ -13,17 +18,21 @@ import datetime as dt
 import json
 import os
 import sqlite3
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
 import nets
+from nets.formats import check_format
+from nets.store import store_format
 
 OWNER_DIR = "owner"
 DAEMON_FILE = "daemon.json"
 RATINGS_FILE = "ratings.jsonl"
 RETRAINS_FILE = "retrains.jsonl"
-# the layout of nets.store (STORE/current -> versions/STAMP, each with net.json), read here without
-# importing it: it loads numba, which alone would take most of the status command's second
+OWNER_FORMAT = 1  # daemon.json, each line of ratings.jsonl and training/retrains.jsonl: "format"
+# the layout of nets.store (STORE/current -> versions/STAMP, each with net.json), whose format
+# nets.store.store_format checks
 STORE_CARD = "net.json"
 
 
@@ -35,8 +44,16 @@ def owner_dir(data_dir: Path) -> Path:
     return Path(data_dir) / OWNER_DIR
 
 
+def owner_format(row: dict, path: Path) -> dict:
+    """``row`` (an owner file's object, or a line of one) without its ``format``, once that is one
+    this code reads; NewerFormatError where a newer release wrote it."""
+    check_format(row.get("format"), OWNER_FORMAT, str(path))
+    return {key: value for key, value in row.items() if key != "format"}
+
+
 def read_jsonl(path: Path) -> list[dict]:
-    """The readable JSON objects of a file, one a line (a line cut short by a crash is skipped)."""
+    """The readable JSON objects of a file, one a line (a line cut short by a crash is skipped),
+    each in a format this code reads (``owner_format``)."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -50,7 +67,7 @@ def read_jsonl(path: Path) -> list[dict]:
         except ValueError:
             continue
         if isinstance(row, dict):
-            rows.append(row)
+            rows.append(owner_format(row, path))
     return rows
 
 
@@ -79,6 +96,9 @@ def daemon_state(data_dir: Path) -> dict | None:
         return None
     except (OSError, ValueError) as exc:
         raise DataDirError(f"{path}: unreadable ({exc})") from exc
+    if not isinstance(state, dict):
+        raise DataDirError(f"{path}: unreadable (not a JSON object)")
+    state = owner_format(state, path)
     running = state.get("stopped") is None and isinstance(state.get("pid"), int) and _process_alive(state["pid"])
     state["running"] = running
     if running and state.get("started"):
@@ -114,11 +134,20 @@ def query_queue(path: Path, sql: str, timeout: float = 0.5) -> list[tuple]:
         raise DataDirError(f"{path}: not a readable training queue ({exc})") from exc
 
 
+def queue_format(path: Path) -> None:
+    """The queue's schema is one this code reads; NewerFormatError where a newer release made it."""
+    from fibsbot.records.queue import check_queue_format
+
+    ((version,),) = query_queue(path, "PRAGMA user_version")
+    check_queue_format(int(version), path)
+
+
 def queue_counts(data_dir: Path) -> QueueCounts | None:
     """Rows of the training queue, opened read-only; None where there is no queue yet."""
     path = Path(data_dir) / "queue.sqlite"
     if not path.exists():
         return None
+    queue_format(path)
     rows = dict(query_queue(path, "SELECT labelled, COUNT(*) FROM disagreements GROUP BY labelled"))
     return QueueCounts(labelled=int(rows.get(1, 0)), waiting=int(rows.get(0, 0)))
 
@@ -128,6 +157,7 @@ def queue_growth(data_dir: Path) -> list[tuple[str, int]]:
     path = Path(data_dir) / "queue.sqlite"
     if not path.exists():
         return []
+    queue_format(path)
     rows = query_queue(
         path, "SELECT substr(created_at, 1, 10) AS day, COUNT(*) FROM disagreements GROUP BY day ORDER BY day"
     )
@@ -183,6 +213,7 @@ def _store_versions(store: Path) -> list[str]:
 def promotions(data_dir: Path) -> list[dict]:
     """Every promoted version with its time and measured strength, oldest first."""
     store = Path(data_dir) / "nets"
+    store_format(store)
     out = []
     for version in _store_versions(store):
         card = _card(store / "versions" / version / STORE_CARD)
@@ -192,6 +223,7 @@ def promotions(data_dir: Path) -> list[dict]:
 
 def net_in_use(data_dir: Path) -> dict:
     """The net the daemon plays with: the data dir's promoted one, else the shipped default."""
+    store_format(Path(data_dir) / "nets")
     current = Path(data_dir) / "nets" / "current"
     try:
         version = os.readlink(current).rsplit("/", 1)[-1]
@@ -223,3 +255,26 @@ def retrains(data_dir: Path) -> list[dict]:
         raise DataDirError(f"{last}: unreadable ({exc})") from exc
     report.setdefault("finished", dt.datetime.fromtimestamp(last.stat().st_mtime, dt.UTC).isoformat())
     return [report]
+
+
+def check_formats(data_dir: Path) -> None:
+    """Every part of ``data_dir`` is in a format this code reads: NewerFormatError (one line)
+    for the first that a newer release wrote.  What starts writing into a data directory (the
+    daemon, a retrain) asks first, so that nothing a newer release wrote is read as older or
+    written over.  A part that cannot be read at all is told where it is read, as before."""
+    from fibsbot.records.journal import check_journals
+
+    data_dir = Path(data_dir)
+    queue = data_dir / "queue.sqlite"
+    with suppress(DataDirError):
+        if queue.exists():
+            queue_format(queue)
+    with suppress(DataDirError):
+        daemon_state(data_dir)
+    with suppress(DataDirError):
+        read_jsonl(owner_dir(data_dir) / RATINGS_FILE)
+    with suppress(DataDirError):
+        read_jsonl(data_dir / "training" / RETRAINS_FILE)
+    with suppress(OSError):
+        store_format(data_dir / "nets")
+    check_journals(data_dir / "matches")

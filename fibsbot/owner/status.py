@@ -7,12 +7,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fibsbot.owner.accounts import Account, current_account, other_accounts, unnamed_rating_lines
+from fibsbot.owner.connection import connection_text
 from fibsbot.owner.disk import disk_line, disk_usage
 from fibsbot.owner.index import MatchIndex, MatchSummary
 from fibsbot.owner.matches_view import current_match, last_match, match_in_play, saved_matches
+from fibsbot.owner.presence import waiting_text
 from fibsbot.owner.readers import daemon_state, net_in_use, queue_counts, ratings, retrains
 from fibsbot.owner.rounds import completed_retrains, earlier_figures, format_retrain_rounds, retrain_rounds
 from fibsbot.records.journal import PLAYING, SUFFIX
+from fibsbot.version import version_text
 
 RATING_TREND_LINES = 20  # the trend compares the latest rating with the one this many changes back
 SAVED_SHOWN = 5  # saved matches listed by name; the rest are counted
@@ -81,6 +84,7 @@ def collect_status(data_dir: Path) -> dict:
     done = completed_retrains(history)  # a failed retrain is listed among the rounds, not as the last one
     playing = match_in_play(daemon, summaries)
     return {
+        "version": version_text(),
         "data_dir": str(data_dir),
         "daemon": daemon,
         "account": None if records.account is None else records.account.as_dict(),
@@ -169,11 +173,14 @@ def _figures(net: dict) -> str:
 
 
 def _waiting(match: dict) -> str:
-    """Why a saved match waits: for its opponent, who may be refusing games, and for a daemon to run."""
-    opponent = match["opponent"]
-    if match.get("daemon_running", True):
-        return f"saved, waiting for {opponent}" + (" (refusing games)" if match.get("refusing") else "")
-    return f"saved, waiting for {opponent} and for the daemon (not running: it resumes the match when both are back)"
+    """Why a saved match waits: for its opponent (logged in or not, who may be refusing games), for a
+    daemon to run, or both (``fibsbot.owner.presence``)."""
+    return waiting_text(
+        match["opponent"],
+        match.get("presence"),
+        daemon_running=match.get("daemon_running", True),
+        refusing=bool(match.get("refusing")),
+    )
 
 
 def _other(account: dict) -> str:
@@ -182,7 +189,7 @@ def _other(account: dict) -> str:
 
 
 def format_status(status: dict) -> str:
-    lines = [f"data directory: {status['data_dir']}"]
+    lines = [status.get("version") or version_text(), f"data directory: {status['data_dir']}"]
     daemon = status["daemon"]
     if daemon is None:
         lines.append("daemon: no record of a daemon run here (fibsbot run writes one)")
@@ -190,6 +197,7 @@ def format_status(status: dict) -> str:
         lines.append(
             f"daemon: running, pid {daemon['pid']}, up {_duration(daemon.get('uptime_s', 0))}, "
             f"{daemon.get('user')} on {daemon.get('server')}:{daemon.get('port')}, {daemon.get('agent')}"
+            + (f"; {connection_text(daemon['connection'])}" if daemon.get("connection") else "")
         )
     else:
         lines.append(

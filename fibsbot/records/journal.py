@@ -43,6 +43,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -52,11 +53,12 @@ import structlog
 from fibsbot.records.atomic import write_atomically
 from fibsbot.records.matfile import MatchRecorder, MatRecordError
 from fibsbot.records.space import DISK, no_space
+from nets.formats import check_format
 
 log = structlog.get_logger("fibsbot.records")
 
 SUFFIX = ".journal.json"
-VERSION = 1
+VERSION = 1  # the header's "version": a newer one is refused (nets.formats); every journal so far says 1
 PLAYING, FINISHED, REPLACED = "playing", "finished", "replaced"
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
@@ -153,6 +155,12 @@ def _note_guessed_roll(rec: MatchRecorder, player: int, dice: tuple[int, int], f
     )
 
 
+def check_journal_format(header: Any, path: Path) -> None:
+    """A journal's header is in a format this code reads; NewerFormatError where a newer release wrote it."""
+    if isinstance(header, dict):
+        check_format(header.get("version"), VERSION, f"{path} (a match journal)")
+
+
 def replay(header: dict, mat_path: Path, actions: list[Action]) -> Replayed:
     state = Replayed(_new_recorder(header, mat_path))
     for action in actions:
@@ -203,6 +211,7 @@ class MatchJournal:
     @classmethod
     def load(cls, path: Path) -> MatchJournal:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
+        check_journal_format(data["header"], Path(path))
         journal = cls(path, data["header"], data["actions"], data["status"])
         journal.save()  # a kill between the two writes may have left the .mat one action behind
         return journal
@@ -212,15 +221,13 @@ class MatchJournal:
         """Journals of matches with ``opponent`` (None: anyone) that neither ended nor were replaced, oldest first.
 
         Asked at every match start, over a folder that holds every match ever played: a
-        journal is read again only when it changed since it was last read (its size and
-        modification time), so a year of finished matches costs a listing, not a parse."""
+        year of finished matches costs a listing and a ``stat`` each, not a parse, and no
+        memory per match (``_FolderScan``)."""
+        folder = Path(matches_dir)
+        scan = _SCANS.setdefault(str(folder.resolve()), _FolderScan())
         found = []
-        for path in sorted(Path(matches_dir).glob(f"*{SUFFIX}")):
-            seen = _journal_owner(path)
-            if seen is None:
-                continue
-            status, owner, their = seen
-            if status == PLAYING and owner == user and opponent in (None, their):
+        for path, (_status, owner, their) in scan.playing(sorted(folder.glob(f"*{SUFFIX}"))):
+            if owner == user and opponent in (None, their):
                 found.append(path)
         return found
 
@@ -288,28 +295,71 @@ class MatchJournal:
         write_atomically(self.mat_path, self.recorder.text())
 
 
-# (size, mtime) -> (status, user, opponent) of each journal read, by path: a finished journal
-# never changes again, so it is parsed once per process
-_OWNERS: dict[str, tuple[tuple[int, int], tuple[str | None, str | None, str | None]]] = {}
+def check_journals(matches_dir: Path) -> None:
+    """Every journal in ``matches_dir`` is in a format this code reads (NewerFormatError); each
+    is read once a process while it is unchanged, as ``MatchJournal.unfinished`` reads them."""
+    folder = Path(matches_dir)
+    _SCANS.setdefault(str(folder.resolve()), _FolderScan()).playing(sorted(folder.glob(f"*{SUFFIX}")))
 
 
-def _journal_owner(path: Path) -> tuple[str | None, str | None, str | None] | None:
-    """A journal's status, user and opponent, from its last reading while it is unchanged;
-    None for one that cannot be read (logged)."""
-    try:
-        stat = path.stat()
-    except OSError:
-        return None  # removed while we listed
-    stamp = (stat.st_size, stat.st_mtime_ns)
-    held = _OWNERS.get(str(path))
-    if held is not None and held[0] == stamp:
-        return held[1]
+Owner = tuple[str | None, str | None, str | None]  # a journal's status, user and opponent
+
+# a file changed this long before a scan began was surely seen changed by it, whatever the
+# file system's timestamp granularity
+SETTLED_SLACK_NS = 2_000_000_000
+
+
+@dataclass
+class _FolderScan:
+    """What the last listing of one matches folder found, in memory that does not grow with
+    the folder: the journals still in play, by path, with the (size, mtime) they were read at.
+
+    A finished or replaced journal never changes again.  One whose status change time
+    (``st_ctime``, which no program can set back) is older than the start of the previous
+    scan was read by that scan; if it is not among the journals in play then, it was over
+    (or unreadable, or not a match journal) and is skipped unread.  Anything created,
+    replaced or rewritten since is read again."""
+
+    in_play: dict[str, tuple[tuple[int, int], Owner]] = field(default_factory=dict)
+    previous_start_ns: int | None = None
+
+    def playing(self, paths: list[Path]) -> list[tuple[Path, Owner]]:
+        started_ns = time.time_ns()
+        settled_before = None if self.previous_start_ns is None else self.previous_start_ns - SETTLED_SLACK_NS
+        in_play: dict[str, tuple[tuple[int, int], Owner]] = {}
+        found = []
+        for path in paths:
+            try:
+                stat = path.stat()
+            except OSError:
+                continue  # removed while we listed
+            key, stamp = str(path), (stat.st_size, stat.st_mtime_ns)
+            held = self.in_play.get(key)
+            if held is not None and held[0] == stamp:
+                seen: Owner | None = held[1]
+            elif held is None and settled_before is not None and stat.st_ctime_ns < settled_before:
+                continue  # over at the previous scan, unchanged since
+            else:
+                seen = _read_owner(path)
+            if seen is not None and seen[0] == PLAYING:
+                in_play[key] = (stamp, seen)
+                found.append((path, seen))
+        self.in_play, self.previous_start_ns = in_play, started_ns
+        return found
+
+
+# one scan by matches folder: a daemon has one, a test a few
+_SCANS: dict[str, _FolderScan] = {}
+
+
+def _read_owner(path: Path) -> Owner | None:
+    """A journal's status, user and opponent; None for one that cannot be read (logged)."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         header = data["header"]
+        check_journal_format(header, path)  # not skipped: a newer journal may be a match of ours in play
         seen = (data.get("status"), header.get("user"), header.get("opponent"))
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         log.warning("journal_unreadable", journal=path.name)
         return None
-    _OWNERS[str(path)] = (stamp, seen)
     return seen

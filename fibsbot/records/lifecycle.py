@@ -19,6 +19,7 @@ new game at 0-0 was just announced: then it is a new match, as if its start had 
 
 from __future__ import annotations
 
+from collections import deque
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,7 +40,8 @@ class MatchLifecycle:
     events: Any
     decisions: DecisionLog
     journal: MatchJournal | None
-    finished: list[Path]
+    finished: deque[Path]
+    finished_count: int
     _resync: bool
     _new_game: bool
     _opening: tuple[int, int] | None
@@ -235,6 +237,7 @@ class MatchLifecycle:
         journal.finish()
         self.journal = None
         self.finished.append(journal.mat_path)
+        self.finished_count += 1
         we_won = event.we_won if event is not None else score[0] > score[1]
         scores = list(event.scores) if event is not None else sorted(score, reverse=True)
         winner = self.user if we_won else journal.header["opponent"]

@@ -22,6 +22,7 @@ this module follows the game in between.
 
 from __future__ import annotations
 
+from collections import deque
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +78,7 @@ class MatchRecords(MatchLifecycle):
         event_log: Any = None,
         wire_log: Any = None,
         site: str | None = None,
+        keep_finished: int | None = None,
     ) -> None:
         self.matches_dir = Path(matches_dir)
         self.matches_dir.mkdir(parents=True, exist_ok=True)
@@ -86,7 +88,10 @@ class MatchRecords(MatchLifecycle):
         self.site = site
         self.decisions = DecisionLog(self, queue, net_version)
         self.journal: MatchJournal | None = None
-        self.finished: list[Path] = []  # match files completed in this run
+        # match files completed in this run: every one (an arena's bounded run), or the last
+        # ``keep_finished`` (a daemon's run of a year, whose memory must not grow a match)
+        self.finished: deque[Path] = deque(maxlen=keep_finished)
+        self.finished_count = 0
         self._direction = -1
         self._resync = False  # the next board decides where a resumed match stands
         self._new_game = False  # "Starting a new game" seen: the next board begins a game we follow

@@ -29,8 +29,9 @@ import structlog
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from fibsbot.records.space import DISK, before_write, no_space
+from nets.formats import NewerFormatError, check_format
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 1  # PRAGMA user_version; a newer one is refused (nets.formats), an older one migrated
 PENDING_MAX = 10_000  # rows kept in memory while the disk is full; later ones are counted and dropped
 WAL_LIMIT = 4 * 1024 * 1024  # bytes the WAL file is truncated to after a checkpoint
 WHAT = "the training queue"
@@ -63,6 +64,17 @@ CREATE INDEX IF NOT EXISTS disagreements_unlabelled ON disagreements (labelled, 
 
 class QueueError(RuntimeError):
     """The queue file is not a training queue this code can use."""
+
+
+class NewerQueueError(QueueError, NewerFormatError):
+    """A queue a newer release made: refused, never migrated down."""
+
+
+def check_queue_format(version: int, path: Path) -> None:
+    """A queue's ``user_version`` (0: a file with no table yet) is one this code reads;
+    NewerQueueError where a newer release made it."""
+    if version != 0:
+        check_format(version, SCHEMA_VERSION, f"{path} (the training queue)", NewerQueueError)
 
 
 class Disagreement(BaseModel):
@@ -165,11 +177,13 @@ class TrainingQueue:
         except sqlite3.DatabaseError as exc:
             self._db.close()
             raise QueueError(f"{self.path}: not a usable training queue: {exc}") from exc
+        except NewerQueueError:
+            self._db.close()
+            raise
 
     def _migrate(self) -> None:
         version = self._db.execute("PRAGMA user_version").fetchone()[0]
-        if version > SCHEMA_VERSION:
-            raise QueueError(f"{self.path}: schema version {version} is newer than this code ({SCHEMA_VERSION})")
+        check_queue_format(version, self.path)
         if version < SCHEMA_VERSION:
             # executescript commits whatever is open first, so the script carries its own transaction
             self._db.executescript(f"BEGIN IMMEDIATE;\n{_SCHEMA}\nPRAGMA user_version={SCHEMA_VERSION};\nCOMMIT;")

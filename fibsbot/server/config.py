@@ -59,6 +59,10 @@ class ServerConfig(BaseModel):
     # the echo of a player's own tell (CLIP 16) goes without its line end, so the next line
     # the player gets follows on the same line, as a foreign server sent it
     glue_tell_echo: bool = False
+    # a player who leaves the server mid-match: the opponent reads only the logout line
+    # ("8 U U drops connection."), no "U drops connection. The game was saved.", as a foreign
+    # server sent it ("leave" still says "The game was saved.")
+    logout_line_only: bool = False
 
     @field_validator("new_account_toggles")
     @classmethod

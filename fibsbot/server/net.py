@@ -34,6 +34,7 @@ class FibsServer:
         self._clock = clock
         self._writers: dict[int, asyncio.StreamWriter] = {}
         self._filters: dict[int, TelnetFilter] = {}
+        self._silent: set[int] = set()  # sessions whose input is discarded and which are sent nothing
         self._ids = itertools.count(1)
         self._server: asyncio.Server | None = None
         self._ticker: asyncio.Task[None] | None = None
@@ -67,6 +68,15 @@ class FibsServer:
         writer.transport.abort()
         return True
 
+    def silence(self, name: str) -> bool:
+        """Go silent for a logged-in player, as a hung server would: the connection stays open,
+        what it sends is read and thrown away, and nothing more is sent to it."""
+        session = self.core.online.get(name)
+        if session is None or session not in self._writers:
+            return False
+        self._silent.add(session)
+        return True
+
     async def __aenter__(self) -> FibsServer:
         return self
 
@@ -90,6 +100,8 @@ class FibsServer:
                 chunk = await reader.read(4096)
                 if not chunk:
                     break
+                if session in self._silent:
+                    continue
                 data, replies = telnet.feed(chunk)
                 if replies:
                     writer.write(replies)
@@ -122,13 +134,14 @@ class FibsServer:
     def _forget(self, session: int) -> None:
         writer = self._writers.pop(session, None)
         self._filters.pop(session, None)
+        self._silent.discard(session)
         if writer is not None:
             writer.close()
 
     def _apply(self, outputs: list[Output]) -> None:
         for output in outputs:
             writer = self._writers.get(output.session)
-            if writer is None:
+            if writer is None or output.session in self._silent:  # not even a close: it hangs
                 continue
             if isinstance(output, Send):
                 writer.write(escape(output.text.encode("utf-8")))

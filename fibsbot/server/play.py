@@ -138,7 +138,8 @@ class PlayCommands(ServerState):
         self.matches.pop(other, None)
         match.suspend()
         self.saved[pair(name, other)] = match
-        self._tell(other, SAVED_TEXT[how](name))
+        if how == "left" or not self.config.logout_line_only:
+            self._tell(other, SAVED_TEXT[how](name))
         if how == "left":
             self._tell(name, msg.YOU_TERMINATED)
         self._broadcast_who(other)

@@ -14,7 +14,8 @@ never by prompts or by our own idea of whose turn it is:
   (in the Crawford game too, logged, if the server lets it through: the Crawford game
   comes from our own record of the match, ``protocol.match.crawford``, not the board);
 * the opponent offers to resign -> accept/reject decision;
-* between games -> ``join``; match end (the match-end line, or a score that
+* between games -> ``join`` (when the caller hands over its reads, ``begin_read``, at the
+  end of the read, and not if the opponent logged out in it); match end (the match-end line, or a score that
   reaches the match length: the line may never come) -> idle; saved matches are
   resumed (``invite U``) as ``fibsbot.protocol.match.lobby`` and ``saved`` decide;
 * no match activity for ``inactivity_timeout`` seconds -> idle, with a log line;
@@ -117,6 +118,7 @@ class MatchDriver:
             board=m.board,
             saved_opponent=m.saved.latest,
             matches_finished=m.matches_finished,
+            saved_opponents=m.saved.opponents,
         )
 
     # --- what the caller tells ---------------------------------------------------------
@@ -129,6 +131,22 @@ class MatchDriver:
         if type(event) not in lobby.HANDLERS:
             self.memory.activity += 1
         return handler(self.memory, event)
+
+    def begin_read(self) -> None:
+        """The events of one read follow: a ``join`` they call for is held until ``end_read``."""
+        self.memory.reading = True
+
+    def end_read(self) -> list[Output]:
+        """The read's events are handled: the ``join`` held, unless the match was left meanwhile
+        (the opponent's logout line came in the same read)."""
+        m = self.memory
+        held, m.reading, m.join_held = m.join_held, False, None
+        if held is None:
+            return []
+        if m.in_match and m.opponent == held:
+            return [Send("join")]
+        log.info("join_withheld", opponent=held, reason="the match was left in the same read")
+        return []
 
     def decided(self, request: DecisionRequest, answer: object) -> list[Send]:
         """The commands for the agent's answer, or [] when the request went stale."""
@@ -162,6 +180,7 @@ class MatchDriver:
         if m.in_match and m.opponent:
             m.saved.suspect(m.opponent)
         m.timers.clear()
+        m.reading, m.join_held = False, None
         m.refused.clear()  # the next connection may be to another server
         m.reset_match()
 

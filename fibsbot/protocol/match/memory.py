@@ -61,6 +61,10 @@ class DriverMemory:
     serial: int = 0  # the last serial given to a timer or a request
     boards_seen: int = 0
     timers: dict[int, TimerInfo] = field(default_factory=dict)  # armed, by serial
+    # the caller hands over the events of one read (``begin_read``): a ``join`` waits for its
+    # end, held for this opponent, so that their logout in the same read cancels it
+    reading: bool = False
+    join_held: str | None = None
     checker: MoveChecker = field(default_factory=MoveChecker)  # its own move buffers, not the agent's
     # --- the match
     phase: Phase = Phase.IDLE

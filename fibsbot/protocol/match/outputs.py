@@ -162,6 +162,7 @@ class MatchSnapshot:
     board: FibsBoard | None
     saved_opponent: str | None
     matches_finished: int
+    saved_opponents: tuple[str, ...] = ()  # of every saved match the driver knows of, listed or suspected
 
 
 @runtime_checkable

@@ -88,6 +88,16 @@ def drive(m: DriverMemory) -> list[Output]:
     return [request]
 
 
+def join(m: DriverMemory) -> list[Output]:
+    """``join`` the next game; within a read, at its end (``MatchDriver.end_read``): an opponent
+    who wins a game and logs out in the same breath has left before a ``join`` could reach the
+    server, which would answer ``** Error: Join who?``."""
+    if m.reading:
+        m.join_held = m.opponent
+        return []
+    return [Send("join")]
+
+
 def roll(m: DriverMemory, situation: Situation | None) -> list[Output]:
     m.answered = situation
     m.awaiting_ack = True
@@ -138,7 +148,7 @@ def on_board(m: DriverMemory, event: Board) -> list[Output]:
     if m.phase is Phase.RESUMED:
         m.phase = Phase.PLAYING
         if b.turn == 0:
-            return [Send("join")]  # a match saved between games
+            return join(m)  # a match saved between games
     return [*armed, *drive(m)]
 
 
@@ -173,7 +183,7 @@ def on_new_game(m: DriverMemory, event: NewGame) -> list[Output]:
 
 
 def on_join_prompt(m: DriverMemory, event: JoinNextGamePrompt) -> list[Output]:
-    return [Send("join")] if m.in_match else []
+    return join(m) if m.in_match else []
 
 
 # --- prompts and turns -----------------------------------------------------------------

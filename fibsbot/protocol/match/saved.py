@@ -39,6 +39,11 @@ class SavedMatches:
         names = self.suspected or self.confirmed
         return names[-1] if names else None
 
+    @property
+    def opponents(self) -> tuple[str, ...]:
+        """Every saved match's opponent we know of, listed first."""
+        return (*self.confirmed, *(name for name in self.suspected if name not in self.confirmed))
+
     def knows(self, name: str) -> bool:
         return name in self.confirmed or name in self.suspected
 
