@@ -21,7 +21,7 @@ from structlog.testing import capture_logs
 
 from fibsbot.arena.outage import BOT, DaemonProcess, write_config
 from fibsbot.owner.live import OwnerRecords
-from fibsbot.protocol.events import GameSaved, MatchStart
+from fibsbot.protocol.events import GameSaved, Logout, MatchStart
 from fibsbot.server.testing import run_local_server
 from fibsbot.service.notify import FREEZE_ENV, Notifier, socket_address, watchdog_period
 from fibsbot.service.status import ServiceStatus
@@ -192,6 +192,28 @@ def test_status_says_the_connection_the_match_a_saved_match_and_a_full_disk(tmp_
         f"server fibs.com:4321 unreachable (connection refused), since {since}: retrying; "
         "match with alice saved, waiting for alice",
     ]
+
+
+def test_status_says_saved_after_a_bare_logout_line_of_the_opponent(tmp_path):
+    """A foreign clone sends ``8 oppo oppo drops connection.`` and never ``The game was saved.``:
+    the driver leaves the match by the logout line, and STATUS says so as the console does."""
+    listener = NotifyListener(path_socket(tmp_path))
+    owner = OwnerRecords(tmp_path / "data", "mybot")
+    owner.started(server="fibs.com", port=4321, agent="net:default@table")
+    service = ServiceStatus(Notifier({"NOTIFY_SOCKET": listener.env_value}), owner)
+    try:
+        for observer in (owner, service):
+            observer.on_session("logged_in", {"user": "mybot"})
+        playing = SimpleNamespace(in_match=True, opponent="oppo", match_length=5, saved_opponent=None)
+        left = SimpleNamespace(in_match=False, opponent=None, match_length=None, saved_opponent="oppo")
+        for observer in (owner, service):
+            observer.on_event(MatchStart(opponent="oppo", length=5, we_joined=True), playing)
+        for observer in (owner, service):
+            observer.on_event(Logout(name="oppo", message="oppo drops connection."), left)
+        got = [message["STATUS"] for message in listener.receive_now()]
+    finally:
+        listener.close()
+    assert got[-1].endswith("; match with oppo saved, waiting for oppo")
 
 
 # --- the daemon under a notify socket ------------------------------------------------------------
