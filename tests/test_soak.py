@@ -21,6 +21,7 @@ def test_a_sample_reads_the_process_and_the_decisions_logged_since_the_last(tmp_
 
     first = sampler(1, os.getpid())
     assert first["rss_kib"] > 0 and first["fds"] > 0
+    assert first["cpu_s"] > 0  # this process has run pytest's imports at least
     assert (first["decisions"], first["decision_max_s"], first["decision_median_s"]) == (2, 0.5, 0.3)
     assert first["log_bytes"] == current.stat().st_size
 
@@ -46,6 +47,7 @@ def _samples(path, rss_last: int, fds_last: int, log_bytes: int) -> None:
                 "elapsed_s": match * 2.0,
                 "pid": 7,
                 "rss_kib": rss_last if last else 100_000,
+                "cpu_s": match * 0.5,
                 "fds": fds_last if last else 20,
                 "decisions": 30,
                 "decision_median_s": 0.002,
@@ -101,7 +103,8 @@ def test_the_summary_compares_the_first_and_last_matches_times(tmp_path):
     _samples(path, rss_last=100_000, fds_last=20, log_bytes=1)
     summary = summarise(path)  # every match took 2 s
     assert summary["match_s_medians"]["first"] == summary["match_s_medians"]["last"] == 2.0
-    assert summary["match_time_flat"]
+    assert summary["match_time_flat"] and summary["match_cpu_s_flat"]
+    assert summary["match_cpu_s_medians"]["first"] == 0.5
 
     rows = [json.loads(line) for line in path.read_text().splitlines()]
     elapsed = 0.0
@@ -112,3 +115,4 @@ def test_the_summary_compares_the_first_and_last_matches_times(tmp_path):
     summary = summarise(path)
     assert summary["match_s_medians"]["last"] > 1.1 * summary["match_s_medians"]["first"]
     assert not summary["match_time_flat"]
+    assert summary["match_cpu_s_flat"]  # the machine was slower, the daemon's work the same
