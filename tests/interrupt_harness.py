@@ -223,6 +223,20 @@ class InterruptedMatch:
 
     # --- the match ----------------------------------------------------------------------
 
+    def play_to_cut(self, max_steps: int = 20_000) -> None:
+        """The match up to its first cut: the bot killed there and not brought back, so the
+        server keeps the match saved (a data directory left as a kill leaves it)."""
+        for _ in range(max_steps):
+            if self.dead:
+                return
+            if self.inbox:
+                self._handle(self.inbox.popleft())
+            elif self.decisions:
+                self._decide()
+            elif not self._sparring_acts():
+                raise AssertionError("the match stopped before its cut")
+        raise AssertionError("the match did not reach its cut")
+
     def play(self, max_steps: int = 20_000) -> None:
         for _ in range(max_steps):
             if self.match is not None and self.match in self.harness.core.finished and not self.inbox:

@@ -100,13 +100,7 @@ def test_the_match_the_release_left_saved_is_resumed_and_finished_in_its_own_rec
     (saved,) = journals(data, PLAYING)
     release_actions = json.loads(saved.read_text())["actions"]
     match = InterruptedMatch(tmp_path / "replay", seed=SAVED_SEED, length=3, cuts=(SAVED_CUT,))
-    while not match.dead:
-        if match.inbox:
-            match._handle(match.inbox.popleft())
-        elif match.decisions:
-            match._decide()
-        else:
-            assert match._sparring_acts(), "the match stopped before its cut"
+    match.play_to_cut()
     (replayed,) = (tmp_path / "replay" / "matches").glob(f"*{SUFFIX}")
     assert MatchJournal.load(replayed).actions == release_actions
 
