@@ -223,10 +223,8 @@ class MatchJournal:
         Asked at every match start, over a folder that holds every match ever played: a
         year of finished matches costs a listing and a ``stat`` each, not a parse, and no
         memory per match (``_FolderScan``)."""
-        folder = Path(matches_dir)
-        scan = _SCANS.setdefault(str(folder.resolve()), _FolderScan())
         found = []
-        for path, (_status, owner, their) in scan.playing(sorted(folder.glob(f"*{SUFFIX}"))):
+        for path, (_status, owner, their) in _journals_in_play(Path(matches_dir)):
             if owner == user and opponent in (None, their):
                 found.append(path)
         return found
@@ -298,8 +296,7 @@ class MatchJournal:
 def check_journals(matches_dir: Path) -> None:
     """Every journal in ``matches_dir`` is in a format this code reads (NewerFormatError); each
     is read once a process while it is unchanged, as ``MatchJournal.unfinished`` reads them."""
-    folder = Path(matches_dir)
-    _SCANS.setdefault(str(folder.resolve()), _FolderScan()).playing(sorted(folder.glob(f"*{SUFFIX}")))
+    _journals_in_play(Path(matches_dir))
 
 
 Owner = tuple[str | None, str | None, str | None]  # a journal's status, user and opponent
@@ -350,6 +347,12 @@ class _FolderScan:
 
 # one scan by matches folder: a daemon has one, a test a few
 _SCANS: dict[str, _FolderScan] = {}
+
+
+def _journals_in_play(folder: Path) -> list[tuple[Path, Owner]]:
+    """The journals of ``folder`` in play, by its scan (every one read at a process's first)."""
+    scan = _SCANS.setdefault(str(folder.resolve()), _FolderScan())
+    return scan.playing(sorted(folder.glob(f"*{SUFFIX}")))
 
 
 def _read_owner(path: Path) -> Owner | None:
