@@ -35,7 +35,7 @@ from fibsbot.protocol.events import (
     ServerError,
     WhoInfo,
 )
-from fibsbot.protocol.match.outputs import NullObserver
+from fibsbot.protocol.match.outputs import NullObserver, saved_by_logout
 from fibsbot.protocol.notices import refusing_games
 
 _COLOURS = {"info": "\x1b[32m", "warning": "\x1b[33m", "error": "\x1b[31;1m"}
@@ -224,8 +224,7 @@ class Console(NullObserver):
             self._refusing_games(refusing_games(event.message))
         elif isinstance(event, Logout):
             self._refusing.discard(event.name)
-            # a server may send no "The game was saved." after it: the driver left the match by this line
-            if event.name == self._opponent and (snapshot is None or snapshot.saved_opponent == event.name):
+            if saved_by_logout(event, self._opponent, snapshot):
                 self._match_saved(event.name, "dropped" if "drops connection" in event.message else "logged_out")
         elif isinstance(event, GameSaved) and self._opponent is not None:
             self._match_saved(event.player, event.reason)

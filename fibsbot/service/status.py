@@ -15,7 +15,7 @@ from typing import Any
 from fibsbot.owner.connection import connection_text
 from fibsbot.owner.live import OwnerRecords
 from fibsbot.protocol.events import GameSaved, Logout, MatchEnd, MatchResumed, MatchStart
-from fibsbot.protocol.match.outputs import NullObserver
+from fibsbot.protocol.match.outputs import NullObserver, saved_by_logout
 from fibsbot.service.notify import Notifier
 
 
@@ -51,11 +51,7 @@ class ServiceStatus(NullObserver):
             self._opponent, self.saved_with = event.opponent, None
         elif isinstance(event, GameSaved) and self._opponent is not None:
             self._opponent, self.saved_with = None, self._opponent
-        elif (
-            isinstance(event, Logout)
-            and event.name == self._opponent
-            and getattr(snapshot, "saved_opponent", event.name) == event.name
-        ):  # a server may send no "The game was saved." after it: the driver left the match by this line
+        elif isinstance(event, Logout) and saved_by_logout(event, self._opponent, snapshot):
             self._opponent, self.saved_with = None, self._opponent
         elif isinstance(event, MatchEnd):
             self._opponent = None

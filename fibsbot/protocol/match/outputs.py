@@ -25,7 +25,7 @@ import numpy as np
 
 from engine.rules.ids import MatchState
 from fibsbot.protocol.board import FibsBoard
-from fibsbot.protocol.events import Event
+from fibsbot.protocol.events import Event, Logout
 
 
 @dataclass(frozen=True)
@@ -163,6 +163,13 @@ class MatchSnapshot:
     saved_opponent: str | None
     matches_finished: int
     saved_opponents: tuple[str, ...] = ()  # of every saved match the driver knows of, listed or suspected
+
+
+def saved_by_logout(event: Logout, opponent: str | None, snapshot: MatchSnapshot | None) -> bool:
+    """Whether the logout line of ``opponent``, our opponent in play, left the match saved:
+    a server may send no "The game was saved." after it, and the driver leaves the match by
+    this line (the snapshot after it names the opponent as saved)."""
+    return event.name == opponent and (snapshot is None or snapshot.saved_opponent == event.name)
 
 
 @runtime_checkable
