@@ -312,3 +312,18 @@ async def test_a_client_built_from_the_settings_logs_in(monkeypatch):
         await server.wait_line("set boardstyle 3")
         assert server.received[0] == "login fibsbot 1008 bot secret"
         await finish(client, task)
+
+
+async def test_a_dropped_connection_leaves_none_of_its_timers_behind():
+    # a year of reconnects: the timers the lost connection had armed are cancelled, and
+    # none of them may stay referenced by the client that lives on
+    async with FakeFibs(seed=5, drop_at_move=3) as server:
+        client = make_client(server, max_matches=1)
+        task = await running(client)
+        await server.wait_line("set boardstyle 3")
+        server.invite("bob", 1)
+        await server.wait_line("join bob")
+        await server.wait_line("invite bob", timeout=10)  # after the drop and the new login
+        await asyncio.wait_for(task, 20)
+        assert server.logins == 2
+        assert [handle for handle in client._timers.values() if handle.cancelled()] == []

@@ -264,6 +264,7 @@ class BotClient(EventDispatch):
                 task.cancel()
             for handle in self._timers.values():
                 handle.cancel()
+            self._timers.clear()  # a cancelled handle never fires to take itself out
             self.driver.connection_lost()
             self.logged_in = False
             writer.close()
