@@ -135,3 +135,21 @@ def random_match_state(rng: np.random.Generator, max_length: int = 25) -> MatchS
         jacoby=bool(rng.random() < 0.5) if not length else False,
         beavers=bool(rng.random() < 0.5) if not length else False,
     )
+
+
+def random_race_board(rng: np.random.Generator) -> np.ndarray:
+    """A race (no contact, nobody on the bar): each side's rearmost checker somewhere
+    that the other's cannot meet, so bear-ins, bear-offs and a side still in the other's
+    home board all come up; each side has all 15 checkers half the time (gammons at
+    stake), else 1 to 14."""
+    board = np.zeros((2, 25), dtype=np.int8)
+    first = int(rng.integers(0, 2))  # whose rearmost point is drawn first
+    backs = [0, 0]
+    backs[first] = int(rng.integers(0, 23))
+    backs[1 - first] = int(rng.integers(0, 23 - backs[first]))  # at 23 they would share a point
+    for side in range(2):
+        count = NUM_CHECKERS if rng.random() < 0.5 else int(rng.integers(1, NUM_CHECKERS))
+        board[side, backs[side]] = 1
+        for column in rng.integers(0, backs[side] + 1, size=count - 1):
+            board[side, column] += 1
+    return board

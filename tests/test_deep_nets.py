@@ -18,6 +18,7 @@ from engine.eval.incremental import (
 from engine.eval.limits import MAX_SECOND_HIDDEN, RAW_LANES
 from engine.eval.net import Net, NetError
 from engine.eval.pubeval import board_has_contact
+from engine.eval.sanity import keep_possible
 from engine.eval.split_eval import evaluate_split
 from engine.rules.moves import MoveBuffers, generate_moves
 from fibsbot.bench.speed import real_game_positions
@@ -37,13 +38,18 @@ def positions():
     return boards, dice
 
 
-def _cumulative(raw: np.ndarray) -> np.ndarray:
+def _cumulative(raw: np.ndarray, boards: np.ndarray) -> np.ndarray:
+    """The fitted outputs as an evaluation ends them: cumulative, and within what each
+    board allows (``engine.eval.sanity``)."""
     p = raw.copy()
     p[:, 1] = np.minimum(p[:, 1], p[:, 0])
     p[:, 2] = np.minimum(p[:, 2], p[:, 1])
     p[:, 3] = np.minimum(p[:, 3], 1 - p[:, 0])
     p[:, 4] = np.minimum(p[:, 4], p[:, 3])
-    return p
+    kept = p.astype(np.float32)
+    for board, probs in zip(boards, kept):
+        keep_possible(board, probs)
+    return kept
 
 
 @pytest.mark.parametrize("hidden", [(24, 12), (16, 7)])  # the second layer's units in fours, and not
@@ -52,7 +58,7 @@ def test_the_engine_computes_what_the_trainer_fitted(positions, hidden):
     net = deep_net(hidden=hidden)
     assert (net.arch, net.hidden, net.hidden2) == ("deep5", *hidden)
     dense = DenseNet.from_net(net)
-    expected = _cumulative(dense.outputs(encode_all("contact2", boards)))
+    expected = _cumulative(dense.outputs(encode_all("contact2", boards)), boards)
     assert np.abs(net.probabilities(boards) - expected).max() < 2e-6
 
 

@@ -23,6 +23,7 @@ from engine.eval.net import (
     swap_permutation,
     symmetric_gammon_loss,
 )
+from engine.eval.sanity import keep_possible
 from engine.rollout.selfplay_sample import sample_positions
 
 ARCH_ENCODINGS = [
@@ -55,7 +56,10 @@ def numpy_probabilities(net: Net, board: np.ndarray) -> np.ndarray:
     p[2] = min(p[2], p[1])
     p[3] = min(p[3], 1.0 - p[0])
     p[4] = min(p[4], p[3])
-    return np.array(p)
+    # then within what the board allows, as every evaluation ends (tests/test_sanity.py)
+    kept = np.array(p, np.float32)
+    keep_possible(board, kept)
+    return kept.astype(np.float64)
 
 
 def sample_boards() -> np.ndarray:

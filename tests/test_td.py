@@ -324,15 +324,21 @@ def test_a_tiny_net_learns_to_predict_game_results(tmp_path):
     """The loss: cross-entropy of the net's win probability on positions of held-out
     games (pubeval self-play, not the trainer's games) against who actually won.
     The contact encoding's pip features let a tiny net learn within a few hundred
-    games; it must beat both its untrained self and the best constant guess."""
+    games; it must beat both its untrained self and the best constant guess.  The net's
+    own win output (``forward``): an evaluation's rules know some race results already
+    (``engine.eval.sanity``: a win no roll sequence can lose), even for an untrained net."""
     boards, won = held_out_positions(40, seed=2024)
     base_rate = cross_entropy(np.full(len(won), won.mean()), won)
     config = TDConfig(arch="tesauro3", encoding="contact", hidden=10, seed=1, schedule=[[None, 0.3]])
     trainer = TDTrainer(tmp_path, config)
-    losses = [cross_entropy(trainer.contact.probabilities(boards)[:, 0], won)]
+
+    def net_wins() -> np.ndarray:
+        return np.array([forward(trainer.contact, board)[2][0] for board in boards])
+
+    losses = [cross_entropy(net_wins(), won)]
     for games in (200, 400, 600):
         trainer.train_chunk(games - trainer.games_done)
-        losses.append(cross_entropy(trainer.contact.probabilities(boards)[:, 0], won))
+        losses.append(cross_entropy(net_wins(), won))
     assert losses[0] > base_rate - 0.005  # untrained: no better than a constant
     assert all(b < a for a, b in zip(losses, losses[1:])), losses
     assert losses[-1] < base_rate - 0.03, (losses, base_rate)

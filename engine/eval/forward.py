@@ -8,6 +8,8 @@ numba compiles them once for every net; ``engine.eval.net`` holds the weights, t
 model card and the files, and re-exports these names.  Only the first layer depends
 on the board's inputs, so the incremental evaluations (``engine.eval.incremental``)
 serve every architecture: what follows the first hidden layer is ``net_probs``.
+``net_probs`` sees no board, so each kernel that evaluates a board ends with
+``engine.eval.sanity.keep_possible`` of it (here ``evaluate_one``).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from numpy.polynomial import polynomial as P
 
 from engine.eval.encode import encode_into
 from engine.eval.limits import OUTPUT_LANES, RAW_LANES
+from engine.eval.sanity import keep_possible
 
 # the architectures of ``engine.eval.net``: their ids in the kernels and their raw outputs
 ARCHS = {"tesauro3": 0, "gnubg5": 1, "symmetric": 2, "deep5": 3}
@@ -320,12 +323,13 @@ def cubeless_equities(probs) -> np.ndarray:
 
 @njit(cache=True)
 def evaluate_one(W1, b1, W2, b2, W3, b3, arch, encoding, board, x, h, raw, probs):
-    """Five probabilities of one board; x, h are scratch of at least the net's sizes,
-    raw of ``RAW_LANES`` floats."""
+    """Five probabilities of one board, within what it allows (``keep_possible``); x, h
+    are scratch of at least the net's sizes, raw of ``RAW_LANES`` floats."""
     xs, hs = x[: W1.shape[0]], h[: W1.shape[1]]
     encode_into(encoding, board, xs)
     hidden_layer(W1, b1, xs, hs)
     net_probs(arch, W2, b2, W3, b3, hs, raw, probs)
+    keep_possible(board, probs)
 
 
 @njit(cache=True)

@@ -37,6 +37,7 @@ from engine.eval.encode import (
 )
 from engine.eval.limits import MAX_HIDDEN, MAX_INPUTS, RAW_LANES
 from engine.eval.net import DEEP5, add_row, add_rows4, deep_probs_quad, deep_probs_some, first_layer, net_probs, sigmoid
+from engine.eval.sanity import keep_possible, keep_possible_flipped
 
 SLOTS = 3
 CONTACT_SLOT, RACE_SLOT, PRUNE_SLOT = 0, 1, 2
@@ -152,6 +153,7 @@ def evaluate_near(W1, b1, W2, b2, W3, b3, arch, enc, board, state, slot, probs):
     for j in range(n_hidden):
         hs[j] = sigmoid(hs[j])
     net_probs(arch, W2, b2, W3, b3, hs, raw, probs)
+    keep_possible(board, probs)
 
 
 def probabilities_near(net, boards: np.ndarray) -> np.ndarray:
@@ -173,7 +175,8 @@ def evaluate_replies(W1, b1, W2, b2, W3, b3, arch, enc, boards, n, scratch, prob
     full and is the reference of the others.  One call per set keeps the per-board
     cost to the changed rows, the hidden units and the outputs (the pruning net of a
     lookahead runs this on every reply; a decision's root, with its wider net, runs
-    ``evaluate_replies_chained``)."""
+    ``evaluate_replies_chained``).  Each result's figures are kept within what it
+    allows (``engine.eval.sanity``)."""
     xr, x, ar, h = scratch.ref_inputs, scratch.inputs, scratch.ref_sums, scratch.hidden
     raw, flipped, rows, deltas = scratch.raw, scratch.flipped, scratch.rows, scratch.deltas
     n_in, n_hidden = W1.shape
@@ -195,6 +198,7 @@ def evaluate_replies(W1, b1, W2, b2, W3, b3, arch, enc, boards, n, scratch, prob
         for j in range(n_hidden):
             hs[j] = sigmoid(hs[j])
         net_probs(arch, W2, b2, W3, b3, hs, raw, probs_out[i])
+        keep_possible(flipped, probs_out[i])
 
 
 @njit(cache=True, fastmath=True, error_model="numpy")
@@ -261,6 +265,8 @@ def evaluate_replies_chained(W1, b1, W2, b2, W3, b3, arch, enc, boards, n, scrat
         for b in range(left):
             for k in range(5):
                 probs_out[n - left + b, k] = last[b, k]
+    for i in range(n):  # the quads' results land together, so every result is kept possible here
+        keep_possible_flipped(boards[i], probs_out[i])
 
 
 @njit(cache=True, inline="always")

@@ -24,6 +24,7 @@ from engine.eval.encode import CONTACT, CONTACT2, CONTACT3, contact_half, contac
 from engine.eval.incremental import add_rows
 from engine.eval.limits import OWN_EXTRA3_UNITS, OWN_EXTRA_UNITS, OWN_POINT_UNITS, OWN_TAIL_UNITS
 from engine.eval.net import DEEP5, deep_probs_alone, net_probs, sigmoid
+from engine.eval.sanity import keep_possible
 
 
 def _split(encoding: int) -> tuple[np.ndarray, np.ndarray]:
@@ -96,10 +97,12 @@ def evaluate_split(W1, b1, W2, b2, W3, b3, arch, enc, board, x, h, own, key, row
     the contact or contact2 encoding; ``own`` (the net's hidden size) and ``key``
     (``KEY_SIZE`` floats, the last 0 before first use) keep the own sums and their row.
     A ``deep5`` net's second layer is the four-at-once kernel's (``deep_probs_alone``),
-    as where a lookahead evaluates its misses four at a time."""
+    as where a lookahead evaluates its misses four at a time; the figures are kept
+    within what the board allows (``engine.eval.sanity``), as there."""
     split_hidden(W1, b1, enc, board, x, h, own, key, rows, deltas)
     hs = h[: W1.shape[1]]
     if arch == DEEP5:
         deep_probs_alone(W2, b2, W3, b3, hs, probs)
     else:
         net_probs(arch, W2, b2, W3, b3, hs, raw, probs)
+    keep_possible(board, probs)

@@ -21,6 +21,7 @@ from engine.eval.incremental import ReplyScratch, make_reply_scratch
 from engine.eval.limits import MAX_HIDDEN, MAX_INPUTS, RAW_LANES
 from engine.eval.net import DEEP5, NetArrays, deep_probs_some
 from engine.eval.pubeval import board_has_contact
+from engine.eval.sanity import keep_possible
 from engine.eval.split_eval import KEY_SIZE, evaluate_split, split_hidden
 from engine.eval.static import evaluate_static
 
@@ -252,18 +253,21 @@ def evaluate0_many(ctx, boards, m, out):
         where[pending], slots[pending], los[pending], marks[pending] = q, slot, lo, marked
         pending += 1
         if pending == 4:
-            _store_quad(ctx, held, second, raws, quad, where, slots, los, marks, pending, out)
+            _store_quad(ctx, boards, held, second, raws, quad, where, slots, los, marks, pending, out)
             pending = np.int64(0)
     if pending > 0:
-        _store_quad(ctx, held, second, raws, quad, where, slots, los, marks, pending, out)
+        _store_quad(ctx, boards, held, second, raws, quad, where, slots, los, marks, pending, out)
 
 
 @njit(cache=True)
-def _store_quad(ctx, held, second, raws, quad, where, slots, los, marks, count, out):
-    """The ``count`` held positions' probabilities (``deep_probs_some``) into ``out`` and the cache."""
+def _store_quad(ctx, boards, held, second, raws, quad, where, slots, los, marks, count, out):
+    """The ``count`` held positions' probabilities (``deep_probs_some``, kept within what
+    each board allows, as ``evaluate_split`` keeps them) into ``out`` and the cache."""
     nets = ctx.nets
     deep_probs_some(nets.contact_W2, nets.contact_b2, nets.contact_W3, nets.contact_b3, held, count, second, raws, quad)
     for b in range(count):
+        board = boards[where[b]]
+        keep_possible(board, quad[b])
         _store(ctx, slots[b], los[b], marks[b], quad[b])
         for j in range(5):
             out[where[b], j] = quad[b, j]

@@ -7,7 +7,10 @@ so every epoch also sees positions of the committed sets the shipped net was tra
 on (``nets/runs/sage-labels``, named in ``nets/default.json``): ``ratio`` shipped
 positions for each position of the retrain's own set (1.0 by default: half and half),
 drawn at random over all the sets in proportion to their sizes, with the labels the
-card names (the mean of Open Sage's 1- and 2-ply).
+card names (the mean of Open Sage's 1- and 2-ply). A card may name labels the committed
+sets do not carry: s1k400 learned from its parent's 1-ply (``k1``), written to copies of
+the sets outside the repository; then the sets' Open Sage mean (``FALLBACK_LABELS``), which
+that parent learned from, stands in, and the spec says so.
 """
 
 from __future__ import annotations
@@ -23,17 +26,25 @@ NETS_DIR = Path(__file__).resolve().parent.parent
 SHIPPED_CARD = NETS_DIR / "default.json"
 SHIPPED_SETS_DIR = NETS_DIR / "runs" / "sage-labels"
 DEFAULT_RATIO = 1.0
+FALLBACK_LABELS = "sage1+sage2"
 
 
 def shipped_sets(card_path: Path = SHIPPED_CARD, directory: Path = SHIPPED_SETS_DIR) -> list[str]:
     """The label-set specs (``FILE.npz:KEY``) of the committed sets the shipped net learned from
-    that are present in this checkout."""
+    that are present in this checkout, each with the card's labels where the set has them,
+    else ``FALLBACK_LABELS`` where it has those."""
     card = json.loads(Path(card_path).read_text(encoding="utf-8"))
     specs = []
     for entry in card.get("training", {}).get("data", []):
         path = Path(directory) / entry["file"]
-        if path.exists() and entry.get("labels"):
-            specs.append(f"{path}:{entry['labels']}")
+        if not path.exists() or not entry.get("labels"):
+            continue
+        with np.load(path) as data:
+            present = set(data.files)
+        for key in (entry["labels"], FALLBACK_LABELS):
+            if set(key.split("+")) <= present:
+                specs.append(f"{path}:{key}")
+                break
     return specs
 
 
@@ -67,3 +78,21 @@ def mix(
             drawn[Path(spec.split(":")[0]).name] = len(here)
     extent = {"ratio": ratio, "shipped_positions": int(sum(drawn.values())), "sets": drawn}
     return np.concatenate(parts_b).astype(np.int8), np.concatenate(parts_l).astype(np.float32), extent
+
+
+def shipped_boards(count: int, sets: list[str], seed: int = 1) -> np.ndarray:
+    """Up to ``count`` positions drawn at random from the boards of ``sets`` (labels unread):
+    what a companion net is distilled on beside a retrain's own positions, labelled by the
+    candidate itself (``nets.train.companions``)."""
+    parts = []
+    for spec in sets:
+        try:
+            with np.load(spec.split(":")[0]) as data:
+                parts.append(data["boards"].astype(np.int8))
+        except (OSError, KeyError, ValueError):
+            continue
+    if count <= 0 or not parts:
+        return np.zeros((0, 2, 25), np.int8)
+    boards = np.concatenate(parts)
+    rng = np.random.default_rng(seed)
+    return boards[np.sort(rng.choice(len(boards), size=min(count, len(boards)), replace=False))]

@@ -32,10 +32,12 @@ def train_pruning_net(
 ) -> tuple[Net, FitReport]:
     boards = selfplay_positions(agent, games, seed=seed, explore=0.1)
     boards = boards[boards[:, :, 6:].reshape(len(boards), -1).any(axis=1)]  # the bearoff database covers the rest
-    return _distil(agent, boards, PRUNE_ENCODING, hidden, epochs, seed, progress, lr, lr_decay)
+    return distil_net(agent, boards, PRUNE_ENCODING, hidden, epochs, seed, progress, lr, lr_decay)
 
 
-def _distil(agent: Agent, boards, encoding, hidden, epochs, seed, progress, lr, lr_decay) -> tuple[Net, FitReport]:
+def distil_net(
+    agent: Agent, boards, encoding, hidden, epochs, seed=1, progress=None, lr=0.02, lr_decay=0.85
+) -> tuple[Net, FitReport]:
     """A one-layer net from random weights fitted to ``agent``'s 0-ply probabilities of ``boards``."""
     labels = label_positions(agent, boards, 0)
     net = Net.create("gnubg5", encoding, hidden, seed=seed, scale=0.1)
@@ -72,4 +74,4 @@ def train_root_net(
 
     contact = np.array([board_has_contact(board) for board in boards])
     boards = np.ascontiguousarray(boards[contact])
-    return _distil(agent, boards, encoding, hidden, epochs, seed, progress, lr, lr_decay)
+    return distil_net(agent, boards, encoding, hidden, epochs, seed, progress, lr, lr_decay)

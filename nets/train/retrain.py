@@ -14,7 +14,10 @@
    to the training set kept in ``DATA/training/set.npz`` (deduplicated by position).
 3. Extend the real-life benchmark (``nets.train.real_life``) with logged decisions.
 4. Train a candidate from the incumbent on that set mixed with the shipped training
-   sets (``nets.train.mix``), so that it does not forget the rest of the game.
+   sets (``nets.train.mix``), so that it does not forget the rest of the game: per-position
+   SGD for a one-layer net, mini-batch AdamW for one of two hidden layers
+   (``nets.train.deep_fit``); then keep, rebuild or drop its root and pruning nets by how
+   often they hold its choices (``nets.train.companions``).
 5. Gate (``nets.train.gate``): promote only when the candidate is better on the
    real-life benchmark by more than the paired standard error and not worse head to
    head on duplicate dice; then it is promoted atomically into ``DATA/nets``
@@ -39,7 +42,7 @@ import numpy as np
 
 from engine.eval.evaluator import Evaluator
 from engine.players.agent import Agent
-from engine.rules.ids import board_from_position_id, position_key
+from engine.rules.ids import board_from_position_id
 from engine.rules.moves import MoveBuffers, apply_steps
 from engine.rules.notation import parse_gnubg
 from nets import logfiles
@@ -47,6 +50,7 @@ from nets.player import load_agent
 from nets.store import NetStore, keep_refused
 from nets.train.benchmark.scoring import Benchmark, read_benchmark
 from nets.train.candidates import decision_candidates
+from nets.train.companions import MAX_RECALL_DROP, SAMPLE_DECISIONS, refresh_companions
 from nets.train.dances import dance_positions
 from nets.train.deep_fit import FINE_TUNE_LR, fit_deep
 from nets.train.gate import against, head_to_head, judge, paired_benchmark
@@ -54,9 +58,10 @@ from nets.train.label_chunks import clear as clear_chunks
 from nets.train.label_chunks import label_in_chunks
 from nets.train.labellers import default_labeller, label_spread, parse_labeller
 from nets.train.labels import selfplay_positions
-from nets.train.mix import DEFAULT_RATIO, mix, shipped_sets
+from nets.train.mix import DEFAULT_RATIO, mix, shipped_boards, shipped_sets
 from nets.train.real_life import REAL_LIFE_LABELLER, held_out, update_real_life
 from nets.train.supervised import fit, split_by_net
+from nets.train.training_set import TrainingSet, judged_positions, mark_judged
 
 
 @dataclass
@@ -77,6 +82,10 @@ class RetrainConfig:
     lr_decay: float = 0.9
     patience: int = 3
     mix_ratio: float = DEFAULT_RATIO  # shipped positions per position of the retrain's own set
+    # the root and pruning nets: kept while they hold the candidate's choices nearly as often
+    # as the incumbent's, else rebuilt (a root net that cannot be, dropped): ``nets.train.companions``
+    companion_max_drop: float = MAX_RECALL_DROP
+    companion_decisions: int = SAMPLE_DECISIONS
     real_life_new: int = 300  # logged decisions added to the real-life benchmark per retrain
     real_life_labeller: str = REAL_LIFE_LABELLER
     gate_games: int = 10000  # head to head on duplicate dice, and against gnubg 0-ply where installed
@@ -95,6 +104,7 @@ class RetrainReport:
     training_positions: int = 0
     mix: dict = field(default_factory=dict)
     fit: dict = field(default_factory=dict)
+    companions: dict = field(default_factory=dict)  # root and pruning nets: recall, kept/rebuilt/dropped
     real_life_benchmark: dict = field(default_factory=dict)
     head_to_head: dict = field(default_factory=dict)
     vs_gnubg: dict | None = None
@@ -152,75 +162,6 @@ def log_positions(log_dir: Path, limit: int = 20000, evaluator: Evaluator | None
             if len(boards) >= limit:
                 return boards[:limit]
     return boards
-
-
-MAX_TRAINING_POSITIONS = 1_000_000  # about 70 bytes a position in set.npz
-
-
-class TrainingSet:
-    """Labelled positions on disk, unique by position; grows with every retrain up to
-    ``max_positions``, past which the oldest go first (a year of weekly retrains adds about
-    700,000, so the default cap holds years of them in about 70 MB)."""
-
-    def __init__(self, path: Path, max_positions: int = MAX_TRAINING_POSITIONS) -> None:
-        self.path = Path(path)
-        self.max_positions = max_positions
-        if self.path.exists():
-            with np.load(self.path) as data:
-                self.boards, self.labels = data["boards"], data["labels"]
-        else:
-            self.boards = np.zeros((0, 2, 25), np.int8)
-            self.labels = np.zeros((0, 5), np.float32)
-        self._keys = {position_key(b) for b in self.boards}
-
-    def unseen(self, boards: list[np.ndarray]) -> np.ndarray:
-        fresh, keys = [], set()
-        for board in boards:
-            key = position_key(board)
-            if key not in self._keys and key not in keys:
-                keys.add(key)
-                fresh.append(board)
-        return np.array(fresh, dtype=np.int8).reshape(-1, 2, 25)
-
-    def add(self, boards: np.ndarray, labels: np.ndarray) -> int:
-        """Add labelled positions and save; returns how many of the oldest were dropped for the cap."""
-        self.boards = np.concatenate([self.boards, boards])
-        self.labels = np.concatenate([self.labels, labels.astype(np.float32)])
-        dropped = max(0, len(self.boards) - self.max_positions)
-        if dropped:
-            self.boards, self.labels = self.boards[dropped:], self.labels[dropped:]
-            self._keys = {position_key(b) for b in self.boards}
-        else:
-            self._keys.update(position_key(b) for b in boards)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(self.path.name + ".tmp.npz")
-        np.savez_compressed(tmp, boards=self.boards, labels=self.labels)
-        tmp.replace(self.path)
-        return dropped
-
-
-JUDGED_FILE = "judged.json"
-
-
-def judged_positions(data_dir: Path, present: int) -> int:
-    """How many positions of the training set a retrain has trained and judged a candidate
-    on.  A retrain killed after labelling has added positions no verdict has seen yet, so
-    the next one trains on them instead of finding "nothing new".  Data dirs from before
-    this record count their whole set as judged where a retrain reported at all."""
-    training = Path(data_dir) / "training"
-    try:
-        return int(json.loads((training / JUDGED_FILE).read_text(encoding="utf-8"))["positions"])
-    except FileNotFoundError:
-        return present if (training / "last_report.json").exists() else 0
-    except (ValueError, KeyError, TypeError):
-        return 0
-
-
-def mark_judged(data_dir: Path, positions: int) -> None:
-    path = Path(data_dir) / "training" / JUDGED_FILE
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps({"positions": positions}), encoding="utf-8")
-    tmp.replace(path)
 
 
 def incumbent_spec(config: RetrainConfig) -> tuple[str, NetStore]:
@@ -337,6 +278,7 @@ def retrain(
             "labeller": labeller,
             "positions": report.training_positions,
             "mix": report.mix,
+            "companions": report.companions,
             "queue_rows": report.queue_rows,
         },
         "strength": {
@@ -361,7 +303,8 @@ def retrain(
 
 
 def _train_candidate(incumbent: Agent, training: TrainingSet, config: RetrainConfig, report, progress) -> Evaluator:
-    """A copy of the incumbent trained on the retrain's set mixed with the shipped sets."""
+    """A copy of the incumbent trained on the retrain's set mixed with the shipped sets, with
+    its root and pruning nets kept, rebuilt or dropped by how well they rank its choices."""
     candidate = Evaluator(
         incumbent.evaluator.contact.copy(),
         incumbent.evaluator.race.copy() if incumbent.evaluator.race else None,
@@ -369,7 +312,8 @@ def _train_candidate(incumbent: Agent, training: TrainingSet, config: RetrainCon
         prune=incumbent.evaluator.prune,
         root=incumbent.evaluator.root,
     )
-    boards, labels, report.mix = mix(training.boards, training.labels, shipped_sets(), config.mix_ratio, config.seed)
+    sets = shipped_sets()
+    boards, labels, report.mix = mix(training.boards, training.labels, sets, config.mix_ratio, config.seed)
     parts = split_by_net(boards, labels)
     for role, net in (("contact", candidate.contact), ("race", candidate.race)):
         if net is None or len(parts[role][0]) < 50:
@@ -385,6 +329,16 @@ def _train_candidate(incumbent: Agent, training: TrainingSet, config: RetrainCon
             progress=lambda e, tr, te, r=role: progress(f"  {r} epoch {e}: train {tr:.5f} held-out {te:.5f}"),
         )
         report.fit[role] = fitted.as_dict()
+    report.companions = refresh_companions(
+        incumbent.evaluator,
+        candidate,
+        boards,
+        max_drop=config.companion_max_drop,
+        decisions=config.companion_decisions,
+        seed=config.seed,
+        more_boards=lambda count: shipped_boards(count, sets, config.seed),
+        progress=progress,
+    )
     return candidate
 
 

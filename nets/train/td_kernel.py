@@ -9,6 +9,11 @@ target is its result.
 Raw outputs are the nets' sigmoid outputs (3 for tesauro3, 5 for gnubg5, 2 for
 symmetric).  Flipping the perspective maps them by a signed permutation, which
 also carries the eligibility traces from one player's state to the other's.
+
+A target is what the engine would evaluate: the next state's outputs kept within what
+its board allows (``engine.eval.sanity.keep_possible``, as gnubg trains against its
+sanity-checked evaluations), where they are probabilities: gnubg5's five, tesauro3's
+three.  A symmetric net's second output is a conditional gammon, left as it is.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from engine.eval.net import (
     symmetric_gammon_loss,
 )
 from engine.eval.pubeval import board_has_contact
+from engine.eval.sanity import keep_possible
 from engine.rules.boards import initial_board, mover_win_points
 from engine.rules.dice import game_seed, opening_roll, roll
 from engine.rules.moves import generate_moves
@@ -78,6 +84,18 @@ def next_state_target(arch, arch_next, raw_next, W2n, b2n, hn, probs_next, targe
     else:
         target[0] = win
         target[1] = min(1.0, probs_next[3] / win) if win > 0.0 else 0.0
+
+
+@njit(cache=True)
+def keep_raw_possible(arch, board, raw, scratch):
+    """Raw outputs of ``board`` (side on roll in row 0) kept within what it allows,
+    where they are probabilities (gnubg5, tesauro3); ``scratch``: five floats."""
+    if arch == GNUBG5:
+        keep_possible(board, raw)
+    elif arch == TESAURO3:
+        scratch[0], scratch[1], scratch[2], scratch[3], scratch[4] = raw[0], raw[1], 0.0, raw[2], 0.0
+        keep_possible(board, scratch)
+        raw[0], raw[1], raw[2] = scratch[0], scratch[1], scratch[3]
 
 
 @njit(cache=True)
@@ -290,6 +308,7 @@ def td_games(
                     W1n, b1n, W2n, b2n, archn, encn = W1c, b1c, W2c, b2c, arch_c, enc_c
                 xn, hn, rn = x2[: W1n.shape[0]], h2[: W1n.shape[1]], raw2[: W2n.shape[1]]
                 forward_raw(W1n, b1n, W2n, b2n, encn, nxt, xn, hn, rn)
+                keep_raw_possible(archn, nxt, rn, probs_next)
                 next_state_target(arch, archn, rn, W2n, b2n, hn, probs_next, target)
             if lam > 0.0:
                 # traces live in this state's perspective; the other side moved last

@@ -19,35 +19,21 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from engine.eval.eval_sets import static_set  # noqa: E402
 from engine.eval.evaluator import Evaluator  # noqa: E402
-from engine.eval.forward import cubeless_equities  # noqa: E402
+from engine.eval.net import Net  # noqa: E402
 from engine.players.agent import Agent  # noqa: E402
-from engine.rules.moves import MAX_RESULTS, MoveBuffers, generate_moves  # noqa: E402
-from engine.search.context import make_context  # noqa: E402
 from fibsbot.bench.search import decision_positions  # noqa: E402
 from nets.player import resolve_net_path  # noqa: E402
+from nets.train.companions import Decisions, recall  # noqa: E402
 from nets.train.pruning import ROOT_ENCODING, train_root_net  # noqa: E402
 
 
-def hit_rates(full: Evaluator, root: Evaluator, decisions: int = 4000, keeps=(1, 2, 3, 4, 5, 6)) -> dict:
-    """How often the full net's 0-ply choice is among the root net's ``keep`` favourites,
-    over the benchmark's 0-ply decisions (``fibsbot bench --only ply0``'s positions)."""
-    positions, dice = decision_positions(decisions)
-    full_ctx, root_ctx = make_context(full, root_keep=0), make_context(root, root_keep=0)
-    buffers = MoveBuffers()
-    full_probs = np.zeros((MAX_RESULTS, 5), np.float32)
-    root_probs = np.zeros((MAX_RESULTS, 5), np.float32)
-    hits = dict.fromkeys(keeps, 0)
-    for board, (d1, d2) in zip(positions, dice):
-        n = generate_moves(board, int(d1), int(d2), *buffers.args())
-        static_set(full_ctx, buffers.boards, n, full_probs)
-        static_set(root_ctx, buffers.boards, n, root_probs)
-        best = int(np.argmax(cubeless_equities(full_probs[:n])))
-        order = np.argsort(-cubeless_equities(root_probs[:n]))
-        for keep in keeps:
-            hits[keep] += best in order[:keep]
-    return {"decisions": len(positions), **{str(k): v / len(positions) for k, v in hits.items()}}
+def hit_rates(full: Evaluator, root: Net, decisions: int = 4000) -> dict:
+    """How often the full net's 0-ply choice is among the root net's K favourites, over the
+    benchmark's 0-ply decisions (``fibsbot bench --only ply0``'s positions); the measure a
+    retrain keeps or rebuilds a root net by (``nets.train.companions``)."""
+    sample = Decisions(*decision_positions(decisions))
+    return {"decisions": len(sample.boards), **recall(full, root, sample)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -78,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
         lr_decay=args.lr_decay,
         progress=lambda e, tr, te: print(f"epoch {e}: train {tr:.5f} held-out {te:.5f}", flush=True),
     )
-    rates = hit_rates(full, Evaluator(net, full.race, "root", full.prune))
+    rates = hit_rates(full, net)
     out = Path(args.out) if args.out else resolve_net_path(args.net).with_suffix("")
     command = "python scripts/training/train_root_net.py " + " ".join(argv if argv is not None else sys.argv[1:])
     net.save(
