@@ -138,13 +138,19 @@ def position_key(board):
 
 
 @njit(cache=True, inline="always")
+def _slot(keys, board):
+    """A position's cache slot and its key's two words as stored."""
+    lo, hi = position_key(board)
+    slot = np.int64(((lo ^ (hi * _MIX)) * _MIX) >> np.uint64(64 - CACHE_BITS)) & (keys.shape[0] - 1)
+    return slot, lo, hi | _OCCUPIED
+
+
+@njit(cache=True, inline="always")
 def _lookup(ctx, board, probs):
     """Look ``board`` up in the cache, counting the lookup: (hit, its slot, its key's
     two words as stored); on a hit its probabilities are in ``probs``."""
     keys = ctx.cache_keys
-    lo, hi = position_key(board)
-    slot = np.int64(((lo ^ (hi * _MIX)) * _MIX) >> np.uint64(64 - CACHE_BITS)) & (keys.shape[0] - 1)
-    marked = hi | _OCCUPIED
+    slot, lo, marked = _slot(keys, board)
     counts = ctx.cache_counts
     counts[0] += 1
     if keys[slot, 0] == lo and keys[slot, 1] == marked:
@@ -169,10 +175,19 @@ def _store(ctx, slot, lo, marked, probs):
 @njit(cache=True, inline="always")
 def evaluate0(ctx, board, probs):
     """Static probabilities of ``board`` for its side on roll, through the cache."""
-    hit, slot, lo, marked = _lookup(ctx, board, probs)
-    if not hit:
-        _evaluate_miss(ctx, board, probs)
-        _store(ctx, slot, lo, marked, probs)
+    # written out, not ``_lookup``'s (hit, slot, key) and a test of ``hit``: that form,
+    # inlined here, made the one-layer 2-ply search 7% slower (scripts/checks/compare_builds.py)
+    keys, values = ctx.cache_keys, ctx.cache_values
+    slot, lo, marked = _slot(keys, board)
+    counts = ctx.cache_counts
+    counts[0] += 1
+    if keys[slot, 0] == lo and keys[slot, 1] == marked:
+        counts[1] += 1
+        for j in range(5):
+            probs[j] = values[slot, j]
+        return
+    _evaluate_miss(ctx, board, probs)
+    _store(ctx, slot, lo, marked, probs)
 
 
 @njit(cache=True, inline="always")

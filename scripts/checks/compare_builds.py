@@ -98,7 +98,12 @@ def summarise(runs: list[dict], builds: list[str], figures: tuple[str, ...]) -> 
             values = [figure(r[build], name) for r in by_round.values() if build in r]
             values = [v for v in values if v is not None]
             if values:
-                row[name] = {"median": statistics.median(values), "min": min(values), "max": max(values), "runs": len(values)}
+                row[name] = {
+                    "median": statistics.median(values),
+                    "min": min(values),
+                    "max": max(values),
+                    "runs": len(values),
+                }
         out["builds"][build] = row
     first = builds[0]
     for build in builds[1:]:
@@ -110,7 +115,12 @@ def summarise(runs: list[dict], builds: list[str], figures: tuple[str, ...]) -> 
                 if a and b is not None:
                     ratios.append(b / a)
             if ratios:
-                row[name] = {"median": statistics.median(ratios), "min": min(ratios), "max": max(ratios), "rounds": len(ratios)}
+                row[name] = {
+                    "median": statistics.median(ratios),
+                    "min": min(ratios),
+                    "max": max(ratios),
+                    "rounds": len(ratios),
+                }
         out["ratios_to_first"][build] = row
     return out
 
@@ -137,7 +147,12 @@ def main(argv: list[str] | None = None) -> int:
             for build in order:
                 started = time.monotonic()
                 result = bench_once(trees[build], args.only, args.net)
-                run = {"round": number, "build": build, "wall_s": round(time.monotonic() - started, 1), "result": result}
+                run = {
+                    "round": number,
+                    "build": build,
+                    "wall_s": round(time.monotonic() - started, 1),
+                    "result": result,
+                }
                 runs.append(run)
                 if args.out:
                     with open(args.out, "a") as handle:

@@ -17,17 +17,36 @@ Which counter moves with the resident memory says where to look: Python objects
 """
 
 import sys
+
 if any("fibsbot.cli.run" in a for a in getattr(sys, "orig_argv", [])):
-    import ctypes, ctypes.util, json, os, threading, time
+    import ctypes
+    import ctypes.util
+    import json
+    import os
+    import threading
+    import time
 
     class _Mallinfo2(ctypes.Structure):
-        _fields_ = [(n, ctypes.c_size_t) for n in
-                    ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks", "fordblks", "keepcost")]
+        _fields_ = [
+            (n, ctypes.c_size_t)
+            for n in (
+                "arena",
+                "ordblks",
+                "smblks",
+                "hblks",
+                "hblkhd",
+                "usmblks",
+                "fsmblks",
+                "uordblks",
+                "fordblks",
+                "keepcost",
+            )
+        ]
 
     def _loop():
         libc = ctypes.CDLL(None)
         libc.mallinfo2.restype = _Mallinfo2
-        import _sqlite3  # noqa: the daemon's own copy, so the library is loaded
+
         sqlite = ctypes.CDLL(ctypes.util.find_library("sqlite3") or "libsqlite3.so.0")
         sqlite.sqlite3_memory_used.restype = ctypes.c_int64
         out = os.environ.get("SOAK_DIAG", "/dev/shm/soak/diag.jsonl")
@@ -35,10 +54,18 @@ if any("fibsbot.cli.run" in a for a in getattr(sys, "orig_argv", [])):
         while True:
             time.sleep(60)
             m = libc.mallinfo2()
-            rss = next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmRSS:"))
-            row = {"t": round(time.monotonic() - started), "rss_kib": rss, "py_blocks": sys.getallocatedblocks(),
-                   "heap_arena": m.arena, "heap_used": m.uordblks, "heap_free": m.fordblks, "mmapped": m.hblkhd,
-                   "sqlite_used": sqlite.sqlite3_memory_used(), "threads": threading.active_count()}
+            rss = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmRSS:"))
+            row = {
+                "t": round(time.monotonic() - started),
+                "rss_kib": rss,
+                "py_blocks": sys.getallocatedblocks(),
+                "heap_arena": m.arena,
+                "heap_used": m.uordblks,
+                "heap_free": m.fordblks,
+                "mmapped": m.hblkhd,
+                "sqlite_used": sqlite.sqlite3_memory_used(),
+                "threads": threading.active_count(),
+            }
             with open(out, "a") as f:
                 f.write(json.dumps(row) + "\n")
 
