@@ -182,15 +182,21 @@ async def test_agent_thinks_in_an_executor_while_reading_goes_on():
         await finish(client, task)
 
 
+async def _a_match_through_one_drop(server: FakeFibs) -> BotClient:
+    """A one-point match whose connection the server drops at the third move, played on."""
+    client = make_client(server, max_matches=1)
+    task = await running(client)
+    await server.wait_line("set boardstyle 3")
+    server.invite("bob", 1)
+    await server.wait_line("join bob")
+    await server.wait_line("invite bob", timeout=10)  # after the drop and the new login
+    await asyncio.wait_for(task, 20)
+    return client
+
+
 async def test_dropped_connection_mid_game_is_resumed_after_reconnect():
     async with FakeFibs(seed=5, drop_at_move=3) as server:
-        client = make_client(server, max_matches=1)
-        task = await running(client)
-        await server.wait_line("set boardstyle 3")
-        server.invite("bob", 1)
-        await server.wait_line("join bob")
-        await server.wait_line("invite bob", timeout=10)  # after the drop and the new login
-        await asyncio.wait_for(task, 20)
+        client = await _a_match_through_one_drop(server)
         assert server.logins == 2 and server.game is not None and server.game.over
         assert client.driver.matches_finished == 1 and client.driver.saved_opponent is None
 
@@ -318,12 +324,6 @@ async def test_a_dropped_connection_leaves_none_of_its_timers_behind():
     # a year of reconnects: the timers the lost connection had armed are cancelled, and
     # none of them may stay referenced by the client that lives on
     async with FakeFibs(seed=5, drop_at_move=3) as server:
-        client = make_client(server, max_matches=1)
-        task = await running(client)
-        await server.wait_line("set boardstyle 3")
-        server.invite("bob", 1)
-        await server.wait_line("join bob")
-        await server.wait_line("invite bob", timeout=10)  # after the drop and the new login
-        await asyncio.wait_for(task, 20)
+        client = await _a_match_through_one_drop(server)
         assert server.logins == 2
         assert [handle for handle in client._timers.values() if handle.cancelled()] == []
