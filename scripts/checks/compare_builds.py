@@ -85,6 +85,11 @@ def orders(builds: list[str], rounds: int) -> list[list[str]]:
     return [list(builds) if r % 2 == 0 else list(reversed(builds)) for r in range(rounds)]
 
 
+def _spread(values: list[float], counted: str) -> dict:
+    """Median, range and how many (named ``counted``: runs, or rounds) of ``values``."""
+    return {"median": statistics.median(values), "min": min(values), "max": max(values), counted: len(values)}
+
+
 def summarise(runs: list[dict], builds: list[str], figures: tuple[str, ...]) -> dict:
     """Per build, each figure's median and range; per later build, its ratio to the
     first build's within each round, and the median and range of those ratios."""
@@ -98,12 +103,7 @@ def summarise(runs: list[dict], builds: list[str], figures: tuple[str, ...]) -> 
             values = [figure(r[build], name) for r in by_round.values() if build in r]
             values = [v for v in values if v is not None]
             if values:
-                row[name] = {
-                    "median": statistics.median(values),
-                    "min": min(values),
-                    "max": max(values),
-                    "runs": len(values),
-                }
+                row[name] = _spread(values, "runs")
         out["builds"][build] = row
     first = builds[0]
     for build in builds[1:]:
@@ -115,12 +115,7 @@ def summarise(runs: list[dict], builds: list[str], figures: tuple[str, ...]) -> 
                 if a and b is not None:
                     ratios.append(b / a)
             if ratios:
-                row[name] = {
-                    "median": statistics.median(ratios),
-                    "min": min(ratios),
-                    "max": max(ratios),
-                    "rounds": len(ratios),
-                }
+                row[name] = _spread(ratios, "rounds")
         out["ratios_to_first"][build] = row
     return out
 
