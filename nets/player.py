@@ -20,7 +20,7 @@ from engine.rollout.roller import Roller
 
 NETS_DIR = Path(__file__).resolve().parent
 DEFAULT_NET = "default"
-COMPANION_SUFFIXES = (".race", ".prune")
+COMPANION_SUFFIXES = (".race", ".prune", ".root")
 
 
 def resolve_net_path(name: str) -> Path:
@@ -41,7 +41,7 @@ def resolve_net_path(name: str) -> Path:
 
 def shipped_nets() -> list[str]:
     """The names a player spec may use: each shipped net without its companions
-    (``NAME.race`` and ``NAME.prune`` serve the net beside them and play nothing alone)."""
+    (``NAME.race``, ``NAME.prune`` and ``NAME.root`` serve the net beside them and play nothing alone)."""
     return sorted(p.stem for p in NETS_DIR.glob("*.npz") if not p.stem.endswith(COMPANION_SUFFIXES))
 
 

@@ -165,16 +165,17 @@ def test_zero_ply_may_be_spelled_out(tmp_path):
     assert isinstance(make_player(f"net:{path}@0"), Agent) and make_player(f"net:{path}@2").ply == 2
 
 
-def test_shipped_nets_load_and_are_listed_without_their_race_and_pruning_nets():
+def test_shipped_nets_load_and_are_listed_without_their_race_pruning_and_root_nets():
     files = sorted(p.stem for p in nets.player.NETS_DIR.glob("*.npz"))
-    shipped = [name for name in files if not name.endswith((".race", ".prune"))]
+    shipped = [name for name in files if not name.endswith((".race", ".prune", ".root"))]
     if not shipped:
         pytest.skip("no nets shipped in nets/ yet")
     for name in shipped:
         assert isinstance(make_player(f"net:{name}"), Agent)  # checksums and cards hold
     with pytest.raises(PlayerSpecError, match=f"shipped: {', '.join(shipped)}\\)") as refused:
         make_player("net:nosuch")
-    assert ".prune" not in str(refused.value) and ".race" not in str(refused.value)
+    for companion in (".prune", ".race", ".root"):
+        assert companion not in str(refused.value)
 
 
 # a fresh interpreter that imports the engine alone, as a Ray or spawned worker does

@@ -23,7 +23,8 @@ DMP_LIKE = np.zeros(4)  # gammons worth nothing: the pruning net ranks by these 
 
 @pytest.fixture(scope="module")
 def shipped() -> Evaluator:
-    return Evaluator.load("nets/default.npz")
+    """Round 9's shipped net: one hidden layer on ``contact2``, no root net of its own."""
+    return Evaluator.load("nets/e400w.npz")
 
 
 @pytest.fixture(scope="module", params=["contact2", "tesauro"], ids=["contact2-root", "tesauro-root"])
@@ -66,7 +67,7 @@ def _rank(ctx, board, d1, d2, weights, ply=0):
 def test_only_a_net_with_a_root_net_prunes_its_root(shipped, deep):
     assert make_context(deep).root_keep == ROOT_PRUNE_KEEP
     assert make_context(deep, root_keep=6).root_keep == 6
-    assert make_context(shipped).root_keep == 0  # the one-layer default scores every move
+    assert make_context(shipped).root_keep == 0  # a one-layer net without a root net scores every move
     with pytest.raises(ValueError, match="root_keep"):
         make_context(shipped, root_keep=4)
 

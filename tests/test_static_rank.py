@@ -104,7 +104,8 @@ def test_an_agent_waiting_for_its_search_plays_at_zero_ply_then_searches():
     assert (
         first.ply == 0 and first.steps == reference.steps and first.equity == pytest.approx(reference.equity, abs=1e-5)
     )
-    assert not first.disagrees and all(r.ply == 0 for r in first.ranked)
+    # no move looked at deeper than 0-ply: scored by the full net (0) or by the root net alone (-1)
+    assert not first.disagrees and all(r.ply in (0, -1) for r in first.ranked) and first.ranked[0].ply == 0
     assert agent.depth == 0 and agent.rank_moves(board, 6, 2)[0].ply == 0
     assert np.allclose(
         agent.probabilities(board), zero.probabilities(board), atol=1e-6

@@ -34,9 +34,7 @@ def _add_duel_args(p: argparse.ArgumentParser) -> None:
         help="save the points in chunks of duplicate pairs under DIR as they finish; a rerun "
         "with the same players, seed and chunk size plays only the chunks DIR lacks",
     )
-    p.add_argument(
-        "--chunk-pairs", type=int, default=500, help="duplicate pairs a chunk of --chunks (default 500)"
-    )
+    p.add_argument("--chunk-pairs", type=int, default=500, help="duplicate pairs a chunk of --chunks (default 500)")
 
 
 @command("duel", "play cubeless money games between two players with duplicate dice")(_add_duel_args)

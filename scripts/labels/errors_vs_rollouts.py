@@ -4,8 +4,8 @@
 Reads a label set (``nets/runs/rollout-labels/mid.npz``) and the chunks a resumable
 ``scripts/labels/relabel_set.py --chunks`` run has written beside it, and prints, for the
 positions rolled out, the RMS and mean error of: each of the set's own label keys
-(Open Sage's), each ``--nets`` net at 0-ply, and gnubg-nn's 0-ply (and 1-ply on the
-first ``--gnubg1`` positions) where the package is installed.  The rollouts' own noise
+(Open Sage's), each ``--nets`` net at 0-ply, and gnubg-nn's 0-ply where the package is
+installed, then each of them at 1-ply on the first ``--ply1`` positions.  The rollouts' own noise
 is in every row alike, so the rows compare; the judge is the rollouts' player.
 
     python scripts/labels/errors_vs_rollouts.py nets/runs/rollout-labels/mid.npz \\
@@ -54,7 +54,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("set", type=Path, help="the label set the rollouts label")
     parser.add_argument("--chunks", type=Path, required=True, help="the rollouts' chunk folder")
     parser.add_argument("--nets", nargs="*", default=["default"], help="nets to score at 0-ply")
-    parser.add_argument("--gnubg1", type=int, default=5000, help="positions for gnubg's 1-ply (0: none)")
+    parser.add_argument(
+        "--ply1", type=int, default=5000, help="positions for the 1-ply rows, every net's and gnubg's (0: none)"
+    )
     args = parser.parse_args(argv)
 
     indices, labels = rolled_out(args.chunks)
@@ -65,9 +67,14 @@ def main(argv: list[str] | None = None) -> int:
     print("| evaluator | positions | RMS error | mean error |\n|---|---|---|---|")
     for key, equities in own.items():
         print(row(f"label {key}", equities, truth))
-    for name in args.nets:
-        agent = Agent(Evaluator.load(resolve_net_path(name)), ply=0)
+    agents = {name: Agent(Evaluator.load(resolve_net_path(name)), ply=0) for name in args.nets}
+    for name, agent in agents.items():
         print(row(f"{name} 0-ply", np.array([cubeless_equities(agent.probabilities(b, 0)) for b in boards]), truth))
+    first = boards[: args.ply1]
+    for name, agent in agents.items():
+        if not args.ply1:
+            break
+        print(row(f"{name} 1-ply", np.array([cubeless_equities(agent.probabilities(b, 1)) for b in first]), truth))
     try:
         import gnubg_nn
     except ImportError:
@@ -78,8 +85,8 @@ def main(argv: list[str] | None = None) -> int:
         return cubeless_equities(np.array(gnubg_nn.probabilities(board[::-1].tolist(), ply)))
 
     print(row("gnubg 0-ply", np.array([gnubg(b, 0) for b in boards]), truth))
-    if args.gnubg1:
-        print(row("gnubg 1-ply", np.array([gnubg(b, 1) for b in boards[: args.gnubg1]]), truth))
+    if args.ply1:
+        print(row("gnubg 1-ply", np.array([gnubg(b, 1) for b in first]), truth))
     return 0
 
 
