@@ -1,0 +1,31 @@
+"""scripts/labels/errors_vs_rollouts.py: each evaluator's error against rollouts done so far."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.eval.evaluator import Evaluator
+from engine.eval.forward import cubeless_equities
+from engine.players.agent import Agent
+from nets.player import resolve_net_path
+from tests.script_loader import load_script
+from tests.test_plumbing_checker_play import sample_positions
+
+
+def test_rows_at_zero_and_one_ply_score_each_net_against_the_rolled_out_positions(tmp_path, capsys):
+    module = load_script("labels.errors_vs_rollouts")
+    boards = np.array([b for b, _ in sample_positions(6, seed=5)], dtype=np.int8)
+    truth = np.tile(np.array([[0.6, 0.2, 0.01, 0.1, 0.005]], np.float32), (6, 1))
+    np.savez(tmp_path / "set.npz", boards=boards, sage1=truth)
+    chunks = tmp_path / "chunks"
+    chunks.mkdir()
+    np.savez(chunks / "chunk-00001.npz", first=1, labels=truth[1:4])  # positions 1-3 rolled out so far
+    module.main([str(tmp_path / "set.npz"), "--chunks", str(chunks), "--nets", "e400w", "--ply1", "2"])
+    rows = {line.split(" | ")[0].strip("| "): line.split(" | ") for line in capsys.readouterr().out.splitlines()[2:]}
+    assert rows["label sage1"][1:3] == ["3", "0.0000"]  # the set's own labels equal the rollouts here
+    agent = Agent(Evaluator.load(resolve_net_path("e400w")), ply=0)
+    zero = np.array([cubeless_equities(agent.probabilities(b, 0)) for b in boards[1:4]])
+    error = zero - cubeless_equities(truth[1:4])
+    rms = round(float(np.sqrt(np.mean(error**2))), 4)
+    assert rows["e400w 0-ply"][1] == "3" and float(rows["e400w 0-ply"][2]) == rms
+    assert rows["e400w 1-ply"][1] == "2"  # the first --ply1 positions only
