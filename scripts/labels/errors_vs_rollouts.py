@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("set", type=Path, help="the label set the rollouts label")
     parser.add_argument("--chunks", type=Path, required=True, help="the rollouts' chunk folder")
-    parser.add_argument("--nets", nargs="*", default=["default"], help="nets to score at 0-ply")
+    parser.add_argument("--nets", nargs="*", default=["default"], help="nets to score at 0-ply and 1-ply")
     parser.add_argument(
         "--ply1", type=int, default=5000, help="positions for the 1-ply rows, every net's and gnubg's (0: none)"
     )
@@ -71,10 +71,9 @@ def main(argv: list[str] | None = None) -> int:
     for name, agent in agents.items():
         print(row(f"{name} 0-ply", np.array([cubeless_equities(agent.probabilities(b, 0)) for b in boards]), truth))
     first = boards[: args.ply1]
-    for name, agent in agents.items():
-        if not args.ply1:
-            break
-        print(row(f"{name} 1-ply", np.array([cubeless_equities(agent.probabilities(b, 1)) for b in first]), truth))
+    if args.ply1:
+        for name, agent in agents.items():
+            print(row(f"{name} 1-ply", np.array([cubeless_equities(agent.probabilities(b, 1)) for b in first]), truth))
     try:
         import gnubg_nn
     except ImportError:
