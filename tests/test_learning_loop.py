@@ -106,7 +106,7 @@ def test_the_gate_promotes_only_beyond_the_paired_error_bar_and_not_worse_head_t
     assert not judge(real(-0.3), {"games": 1000, "ppg": -0.05, "stderr": 0.02}).promote
     assert judge(real(-0.3), {"games": 1000, "ppg": -0.01, "stderr": 0.02}).promote  # within one s.e.
     nothing = judge({"positions": 0}, level)
-    assert not nothing.promote and "no real-life benchmark" in nothing.reason
+    assert not nothing.promote and "no real-life decisions" in nothing.reason
 
 
 def test_a_net_against_itself_on_the_same_decisions_differs_by_nothing():

@@ -136,6 +136,7 @@ async def test_retrain_on_arena_play_measures_and_gates(tmp_path):
         mix_ratio=0.5,
         real_life_new=8,
         real_life_labeller="net:default@0",
+        choice_games=4,
         gate_games=100,
         seed=2,
     )
@@ -152,9 +153,12 @@ async def test_retrain_on_arena_play_measures_and_gates(tmp_path):
     assert report.head_to_head["games"] == 100 and {"ppg", "stderr"} <= set(report.head_to_head)
     store = NetStore(data / "nets")
     assert report.promoted == (store.current_version() is not None)
+    choices = report.real_life_choices  # the gate's figure: every held-out decision, rolled out where they differ
+    assert choices["positions"] > 0 and choices["games"] == 4 and choices["rolled_out"] == choices["differing"]
     assert report.promoted == (
-        real["difference"] < -real["stderr"] and report.head_to_head["ppg"] >= -report.head_to_head["stderr"]
+        choices["difference"] < -choices["stderr"] and report.head_to_head["ppg"] >= -report.head_to_head["stderr"]
     )
+    assert set(report.phases) >= {"positions", "labelling", "training", "real_life_choices", "head_to_head"}
     with TrainingQueue(data / "queue.sqlite") as queue:
         assert queue.count(labelled=True) == (report.queue_rows if report.promoted else 0)
     assert (data / "training" / "set.npz").exists() and (data / "training" / "last_report.json").exists()
@@ -199,6 +203,7 @@ async def test_retrain_labels_with_the_labeller_it_is_given(tmp_path):
         epochs=1,
         real_life_new=2,
         real_life_labeller="net:default@0",
+        choice_games=2,
         gate_games=20,
         seed=2,
         promote=False,

@@ -99,13 +99,15 @@ def test_a_deep_net_with_its_companions_goes_round_the_whole_loop(tmp_path, play
         mix_ratio=0.0,
         real_life_new=6,
         real_life_labeller="net:default@0",
+        choice_games=4,
         gate_games=40,
         companion_decisions=300,
         seed=2,
     )
     report = retrain(config, progress=lambda text: None, open_queue=lambda: TrainingQueue(data / "queue.sqlite"))
 
-    assert verdicts and report.real_life_benchmark["positions"] > 0 and report.head_to_head["games"] == 40
+    assert verdicts and report.real_life_choices["positions"] > 0 and report.real_life_benchmark["positions"] > 0
+    assert report.head_to_head["games"] == 40
     assert report.promoted and report.version == store.current_version() != first
     assert report.queue_rows > 0 and report.fit["contact"]["epochs"] >= 1 and "race" in report.fit
     assert set(report.companions) == {"root", "prune"}

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from fibsbot.cli.registry import UserError, command, net_path
+from nets.train.choices import CHOICE_GAMES
 from nets.train.labellers import DEFAULT_ROLLOUT
 from nets.train.mix import DEFAULT_RATIO
 from nets.train.real_life import REAL_LIFE_LABELLER
@@ -37,15 +38,27 @@ def _setup(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--real-life-new",
         type=int,
-        default=300,
-        help="logged decisions added to the real-life benchmark (DATA/benchmarks) per retrain (default 300)",
+        default=0,
+        help="logged decisions added to the labelled real-life benchmark (DATA/benchmarks) per retrain, for the "
+        "record (default 0: the gate compares both nets' choices in every held-out decision instead)",
+    )
+    p.add_argument(
+        "--choice-games",
+        type=int,
+        default=CHOICE_GAMES,
+        help=f"rollout games a result where the two nets choose differently (default {CHOICE_GAMES})",
     )
     p.add_argument(
         "--real-life-labeller",
         default=REAL_LIFE_LABELLER,
         help=f"who labels the real-life benchmark (default {REAL_LIFE_LABELLER})",
     )
-    p.add_argument("--selfplay-games", type=int, default=200, help="fresh self-play games to label too (default 200)")
+    p.add_argument(
+        "--selfplay-games",
+        type=int,
+        default=0,
+        help="fresh self-play games to label too (default 0: the shipped sets mixed in stand for them)",
+    )
     p.add_argument("--epochs", type=int, default=12)
     p.add_argument("--lr", type=float, default=0.005)
     p.add_argument(
@@ -98,6 +111,7 @@ def _retrain(args: argparse.Namespace) -> int:
         mix_ratio=args.mix,
         real_life_new=args.real_life_new,
         real_life_labeller=args.real_life_labeller,
+        choice_games=args.choice_games,
         selfplay_games=args.selfplay_games,
         epochs=args.epochs,
         lr=args.lr,

@@ -183,7 +183,8 @@ def strength_figures(card: dict) -> dict:
     and for a net a retrain promoted its real-life benchmark error and head-to-head result."""
     strength = card.get("strength") or {}
     ppg = strength.get("ppg_vs_pubeval", strength.get("ppg"))
-    real_life = strength.get("real_life_benchmark") or {}
+    # the gate's choices compared since they replaced the labelled benchmark, else that benchmark
+    real_life = strength.get("real_life_choices") or strength.get("real_life_benchmark") or {}
     duel = strength.get("head_to_head_vs_incumbent") or {}
     return {
         k: v
@@ -198,6 +199,7 @@ def strength_figures(card: dict) -> dict:
             ("real_life_stderr", real_life.get("stderr")),
             ("real_life_version", real_life.get("version")),
             ("real_life_positions", real_life.get("positions")),
+            ("real_life_differing", real_life.get("differing")),
             ("ppg_vs_incumbent", duel.get("ppg")),
             ("ppg_vs_incumbent_stderr", duel.get("stderr")),
         )

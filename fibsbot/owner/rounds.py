@@ -40,7 +40,10 @@ def _paired(figures: dict | None) -> dict | None:
     if not figures or figures.get("incumbent_error") is None:
         return None
     keys = ("version", "positions", "incumbent_error", "candidate_error", "difference", "stderr")
-    return {key: figures.get(key) for key in keys}
+    paired = {key: figures.get(key) for key in keys}
+    if figures.get("method") == "choices":  # the gate's choices compared (``nets.train.choices``)
+        paired.update({key: figures.get(key) for key in ("method", "differing", "rolled_out", "games")})
+    return paired
 
 
 def _round(number: int, report: dict) -> dict:
@@ -56,6 +59,7 @@ def _round(number: int, report: dict) -> dict:
         "labeller": report.get("labeller"),
         "positions_labelled": report.get("positions_labelled"),
         "training_positions": report.get("training_positions"),
+        "real_life_choices": _paired(report.get("real_life_choices")),
         "real_life_benchmark": _paired(report.get("real_life_benchmark")),
         "head_to_head": (
             {key: duel.get(key) for key in ("games", "ppg", "stderr")} if duel.get("ppg") is not None else None
@@ -113,6 +117,13 @@ def _took(seconds) -> str:
 def round_figures(r: dict) -> list[str]:
     """The gate's figures of one round as short phrases, each with its standard error."""
     parts = []
+    choices = r.get("real_life_choices")
+    if choices:
+        parts.append(
+            f"real-life choices ({choices['positions']} decisions, {choices['differing']} differ) "
+            f"{choices['incumbent_error']:.3f} -> {choices['candidate_error']:.3f}, "
+            f"{choices['difference']:+.3f} +/- {_number(choices['stderr'], '.3f')}"
+        )
     real = r.get("real_life_benchmark")
     if real:
         parts.append(

@@ -110,7 +110,8 @@ def _retrain_figures(report: dict) -> dict:
     # reports before the real-life gate measured both nets on the shipped benchmark and against pubeval;
     # since then "candidate" is where a refused candidate is kept (a path), not figures
     inc, cand = earlier_figures(report, "incumbent"), earlier_figures(report, "candidate")
-    real, duel = report.get("real_life_benchmark") or {}, report.get("head_to_head") or {}
+    real = report.get("real_life_choices") or report.get("real_life_benchmark") or {}
+    duel = report.get("head_to_head") or {}
     return {
         "finished": report.get("finished"),
         "promoted": bool(report.get("promoted")),
@@ -121,6 +122,7 @@ def _retrain_figures(report: dict) -> dict:
         "real_life_after": real.get("candidate_error"),
         "real_life_stderr": real.get("stderr"),
         "real_life_positions": real.get("positions"),
+        "real_life_differing": real.get("differing"),
         "ppg_vs_incumbent": duel.get("ppg"),
         "ppg_vs_incumbent_stderr": duel.get("stderr"),
         "error_before": inc.get("error"),
@@ -154,6 +156,12 @@ def _number(value, spec: str) -> str:
     return "-" if value is None else format(value, spec)
 
 
+def _real_life_name(r: dict) -> str:
+    if r.get("real_life_differing") is not None:
+        return f"real-life choices ({r['real_life_positions']} decisions, {r['real_life_differing']} differ)"
+    return f"real-life benchmark ({r['real_life_positions']} decisions)"
+
+
 def _figures(net: dict) -> str:
     parts = []
     if "ppg" in net:
@@ -163,8 +171,13 @@ def _figures(net: dict) -> str:
     if "benchmark_error" in net:
         parts.append(f"benchmark error {net['benchmark_error']:.2f}")
     if "real_life_error" in net:
+        name = (
+            f"real-life choices ({net['real_life_differing']} of {net.get('real_life_positions', '?')} differ)"
+            if "real_life_differing" in net
+            else f"real-life benchmark v{net.get('real_life_version', '?')}"
+        )
         parts.append(
-            f"real-life benchmark v{net.get('real_life_version', '?')} error {net['real_life_error']:.2f} "
+            f"{name} error {net['real_life_error']:.2f} "
             f"({net.get('real_life_gain', 0):+.2f} +/- {net.get('real_life_stderr', 0):.2f} vs the net it replaced)"
         )
     if "ppg_vs_incumbent" in net:
@@ -277,7 +290,7 @@ def format_status(status: dict) -> str:
     else:
         if r["real_life_before"] is not None:
             measured = (
-                f"labels by {r['labeller']}, real-life benchmark ({r['real_life_positions']} decisions) error "
+                f"labels by {r['labeller']}, {_real_life_name(r)} error "
                 f"{r['real_life_before']:.2f} -> {r['real_life_after']:.2f} +/- {_number(r['real_life_stderr'], '.2f')}"
                 + (
                     f", head to head {r['ppg_vs_incumbent']:+.3f} "

@@ -3,10 +3,13 @@
 A candidate trained on a few thousand new positions differs from the incumbent by
 less than the noise of any one measurement, so every figure here is paired:
 
-* **Real-life benchmark** (``nets.train.real_life``): both nets choose a move in the
-  same logged decisions; the figure is the mean difference of their equity losses
-  (x1000) with the standard error of that difference, which is much smaller than
-  either net's own error bar because most decisions are easy for both.
+* **Real-life choices** (``nets.train.choices``): both nets choose a move in every
+  held-out logged decision, and where they differ both results are rolled out on the
+  same dice; the figure is the mean difference of their equity losses (x1000) over all
+  the decisions, with the standard error of that difference, which is much smaller than
+  either net's own error bar because most decisions are easy for both.  (The labelled
+  real-life benchmark, ``nets.train.real_life``, judged the same way where a caller
+  passes its figures.)
 * **Head to head** on duplicate dice: the candidate against the incumbent, each pair
   of games played twice with the seats swapped, so that the luck cancels.
 * The shipped benchmark and the ppg against gnubg's 0-ply (where gnubg-nn is
@@ -14,7 +17,7 @@ less than the noise of any one measurement, so every figure here is paired:
 
 The rule: promote when the candidate's real-life error is lower by more than one
 paired standard error and it is not worse head to head by more than one standard
-error.  Without a real-life benchmark there is nothing to judge the candidate on,
+error.  Without a held-out logged decision there is nothing to judge the candidate on,
 and the incumbent stays.
 """
 
@@ -87,13 +90,24 @@ def against(agent: Agent, opponent: str, games: int, seed: int) -> dict | None:
     }
 
 
+def real_life_text(real_life: dict) -> str:
+    """What a real-life figure is, in a phrase: the choices compared (``nets.train.choices``)
+    or the labelled benchmark (``nets.train.real_life``)."""
+    if real_life.get("method") == "choices":
+        return (
+            f"real-life choices ({real_life['positions']} held-out decisions, {real_life['differing']} differ, "
+            f"{real_life['rolled_out']} rolled out {real_life['games']} games a result)"
+        )
+    return f"real-life benchmark ({real_life['positions']} decisions)"
+
+
 def judge(real_life: dict, duel: dict) -> Verdict:
     """The promotion rule of the module's doc, with the figures that decided it."""
     if not real_life.get("positions"):
-        return Verdict(False, "no real-life benchmark yet (no logged decisions labelled): kept the incumbent")
+        return Verdict(False, "no real-life decisions yet (no held-out logged decision to judge): kept the incumbent")
     diff, bar = real_life["difference"], real_life["stderr"]
     text = (
-        f"real-life benchmark ({real_life['positions']} decisions): error {real_life['incumbent_error']:.3f} -> "
+        f"{real_life_text(real_life)}: error {real_life['incumbent_error']:.3f} -> "
         f"{real_life['candidate_error']:.3f}, difference {diff:+.3f} +- {bar:.3f}"
     )
     if duel.get("ppg") is not None:

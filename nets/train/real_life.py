@@ -32,7 +32,7 @@ from nets.train.benchmark.build import Labeller, fill_quotas, move_record
 from nets.train.benchmark.journal import LabelJournal
 from nets.train.benchmark.labelling import DEFAULT_SEARCH, LabelSetup, label_moves
 from nets.train.benchmark.scoring import FORMAT_VERSION, Benchmark, read_benchmark, write_benchmark
-from nets.train.benchmark.sources import arena_decisions, choice_count, unique_candidates
+from nets.train.benchmark.sources import Candidate, arena_decisions, choice_count, unique_candidates
 
 log = structlog.get_logger("nets.train.real_life")
 
@@ -62,6 +62,18 @@ def held_out(board: np.ndarray, dice) -> bool:
     key = min(position_id(board), position_id(np.ascontiguousarray(board[::-1])))
     digest = hashlib.sha256(f"{key}:{min(dice)}{max(dice)}".encode()).digest()
     return int.from_bytes(digest[:4], "big") % HOLD_OUT == 0
+
+
+def held_out_pool(data_dir: Path, rng: np.random.Generator) -> list[Candidate]:
+    """The logged move decisions of ``data_dir`` in the benchmark's share with more than one
+    legal result, each once, in ``rng``'s order."""
+    moves, _ = arena_decisions(str(Path(data_dir) / "log" / "*.jsonl"))  # their rotated segments too
+    buffers = MoveBuffers()
+    return [
+        c
+        for c in unique_candidates(moves, rng)
+        if c.dice is not None and held_out(c.board, c.dice) and choice_count(c.board, *c.dice, buffers) > 1
+    ]
 
 
 @dataclass(frozen=True)
@@ -120,17 +132,8 @@ def update_real_life(
         log.info("real_life.new_labeller", previous=previous.meta.get("labeller"), labeller=labeller)
         previous = Benchmark()
     known = {(r.position_id, tuple(r.dice)) for r in previous.moves}
-    moves, _ = arena_decisions(str(data_dir / "log" / "*.jsonl"))  # their rotated segments too
-    buffers = MoveBuffers()
     rng = np.random.default_rng(seed + number)  # each version draws its own sample of what is new
-    pool = [
-        c
-        for c in unique_candidates(moves, rng)
-        if c.dice is not None
-        and held_out(c.board, c.dice)
-        and (position_id(c.board), c.dice) not in known
-        and choice_count(c.board, *c.dice, buffers) > 1
-    ]
+    pool = [c for c in held_out_pool(data_dir, rng) if (position_id(c.board), c.dice) not in known]
     setup = LabelSetup(labeller=labeller, search=search, seed=seed)
     journal = LabelJournal(data_dir / DIRECTORY / LABELS_FILE, {**asdict(setup), "format": FORMAT_VERSION})
     with Labeller(setup, workers) as labelling:

@@ -12,14 +12,16 @@
    Open Sage's 3-ply, else our variance-reduced pruned rollouts; never the incumbent's
    own search unless asked, whose labels only pull the net towards itself) and add them
    to the training set kept in ``DATA/training/set.npz`` (deduplicated by position).
-3. Extend the real-life benchmark (``nets.train.real_life``) with logged decisions.
+3. Where asked (``real_life_new``), extend the labelled real-life benchmark
+   (``nets.train.real_life``) with logged decisions, for the record.
 4. Train a candidate from the incumbent on that set mixed with the shipped training
    sets (``nets.train.mix``), so that it does not forget the rest of the game: per-position
    SGD for a one-layer net, mini-batch AdamW for one of two hidden layers
    (``nets.train.deep_fit``); then keep, rebuild or drop its root and pruning nets by how
    often they hold its choices (``nets.train.companions``).
-5. Gate (``nets.train.gate``): promote only when the candidate is better on the
-   real-life benchmark by more than the paired standard error and not worse head to
+5. Gate (``nets.train.gate``): both nets choose in every held-out logged decision, the
+   differing choices rolled out (``nets.train.choices``); promote only when the candidate
+   loses less there by more than the paired standard error and is not worse head to
    head on duplicate dice; then it is promoted atomically into ``DATA/nets``
    (``nets.store``), the old version kept, the card saying how it was made and measured.
    A refused candidate is kept in ``DATA/training/candidate`` (``net:DATA/training/candidate/net``
@@ -50,6 +52,7 @@ from nets.player import load_agent
 from nets.store import NetStore, keep_refused
 from nets.train.benchmark.scoring import Benchmark, read_benchmark
 from nets.train.candidates import decision_candidates
+from nets.train.choices import CHOICE_GAMES, MAX_ROLLOUTS, compare_choices
 from nets.train.companions import MAX_RECALL_DROP, SAMPLE_DECISIONS, refresh_companions
 from nets.train.dances import dance_positions
 from nets.train.deep_fit import FINE_TUNE_LR, fit_deep
@@ -72,7 +75,9 @@ class RetrainConfig:
     # the incumbent's own search at ``label_ply`` (which pulls the net towards itself)
     labeller: str | None = None
     label_ply: int = 2
-    selfplay_games: int = 200
+    # 0: the shipped positions mixed in (``mix_ratio``) already keep the net from forgetting the
+    # rest of the game, and 200 games' 11,400 positions were a quarter of a round's labelling
+    selfplay_games: int = 0
     # small and cautious: on the 23k positions of 200 arena matches, lr 0.1 (which
     # suits 100k+ harvested positions) fitted the held-out labels better but lost on
     # the benchmark (5.90 -> 6.87) and against pubeval; 0.005 gained a little
@@ -86,8 +91,12 @@ class RetrainConfig:
     # as the incumbent's, else rebuilt (a root net that cannot be, dropped): ``nets.train.companions``
     companion_max_drop: float = MAX_RECALL_DROP
     companion_decisions: int = SAMPLE_DECISIONS
-    real_life_new: int = 300  # logged decisions added to the real-life benchmark per retrain
+    # logged decisions added to the labelled real-life benchmark per retrain, for the record (0: none;
+    # 34 CPU s a decision with a roller of two hidden layers); the gate uses ``nets.train.choices``
+    real_life_new: int = 0
     real_life_labeller: str = REAL_LIFE_LABELLER
+    choice_games: int = CHOICE_GAMES  # rollout games a result where the two nets choose differently
+    choice_max_rollouts: int = MAX_ROLLOUTS
     gate_games: int = 10000  # head to head on duplicate dice, and against gnubg 0-ply where installed
     seed: int = 1
     workers: int = 1
@@ -105,7 +114,8 @@ class RetrainReport:
     mix: dict = field(default_factory=dict)
     fit: dict = field(default_factory=dict)
     companions: dict = field(default_factory=dict)  # root and pruning nets: recall, kept/rebuilt/dropped
-    real_life_benchmark: dict = field(default_factory=dict)
+    real_life_choices: dict = field(default_factory=dict)  # the gate's real-life figure (``nets.train.choices``)
+    real_life_benchmark: dict = field(default_factory=dict)  # the labelled benchmark, where extended
     head_to_head: dict = field(default_factory=dict)
     vs_gnubg: dict | None = None
     shipped_benchmark: dict = field(default_factory=dict)
@@ -114,6 +124,7 @@ class RetrainReport:
     candidate: str | None = None  # where a refused candidate is kept
     reason: str = ""
     seconds: float = 0.0
+    phases: dict = field(default_factory=dict)  # seconds of each step
 
 
 def queue_positions(rows) -> list[np.ndarray]:
@@ -213,6 +224,7 @@ def retrain(
     (None: there is none yet), once to read it and once to mark what was used."""
     start = time.perf_counter()
     report = RetrainReport()
+    lap = _Laps(report.phases)
     spec, store = incumbent_spec(config)
     labeller = report.labeller = labeller_spec(config, spec)
     parse_labeller(labeller).require()  # fail before any work
@@ -229,6 +241,7 @@ def retrain(
         boards += list(dance_positions(np.stack(boards)))
     training = TrainingSet(config.data_dir / "training" / "set.npz")
     fresh = training.unseen(boards)
+    lap("positions")
     unjudged = len(training.boards) - judged_positions(config.data_dir, len(training.boards))
     progress(
         f"labelling {len(fresh)} new positions by {labeller} "
@@ -243,33 +256,50 @@ def retrain(
             judged = judged_positions(config.data_dir, len(training.boards) + dropped - len(fresh))
             mark_judged(config.data_dir, max(0, judged - dropped))
         clear_chunks(pending)
+    lap("labelling")
     report.positions_labelled = len(fresh)
     report.training_positions = len(training.boards)
     # nothing new since the last retrain that reached its verdict: the same data would give the same one
     if not len(fresh) and unjudged <= 0:
         report.reason = "nothing new to learn from since the last retrain: kept the incumbent"
         return _finish(report, config, start)
-    progress(f"real-life benchmark: labelling up to {config.real_life_new} new logged decisions")
-    real_life = update_real_life(
-        config.data_dir,
-        labeller=config.real_life_labeller,
-        max_new=config.real_life_new,
-        seed=config.seed,
-        workers=config.workers,
-    )
-    candidate = _train_candidate(incumbent, training, config, report, progress)
+    real_life = None
+    if config.real_life_new > 0:
+        progress(f"real-life benchmark: labelling up to {config.real_life_new} new logged decisions")
+        real_life = update_real_life(
+            config.data_dir,
+            labeller=config.real_life_labeller,
+            max_new=config.real_life_new,
+            seed=config.seed,
+            workers=config.workers,
+        )
+        lap("real_life_benchmark")
+    candidate = _train_candidate(incumbent, training, config, report, progress, lap)
     candidate_agent = Agent(candidate, 0)
-    benchmark = read_benchmark(real_life.path) if real_life.path else Benchmark()
-    report.real_life_benchmark = {
-        **paired_benchmark(incumbent, candidate_agent, benchmark),
-        "version": real_life.version,
-        "labeller": config.real_life_labeller,
-    }
+    progress("gate: both nets' choices in the held-out logged decisions, rolled out where they differ")
+    report.real_life_choices = compare_choices(
+        incumbent,
+        candidate_agent,
+        config.data_dir,
+        games=config.choice_games,
+        max_rollouts=config.choice_max_rollouts,
+        seed=config.seed,
+    ).as_dict()
+    lap("real_life_choices")
+    if real_life is not None:
+        benchmark = read_benchmark(real_life.path) if real_life.path else Benchmark()
+        report.real_life_benchmark = {
+            **paired_benchmark(incumbent, candidate_agent, benchmark),
+            "version": real_life.version,
+            "labeller": config.real_life_labeller,
+        }
     progress(f"gate: {config.gate_games} games head to head on duplicate dice")
     report.head_to_head = head_to_head(candidate_agent, f"net:{spec}@0", config.gate_games, config.seed)
+    lap("head_to_head")
     report.vs_gnubg = _vs_gnubg(incumbent, candidate_agent, config)
     report.shipped_benchmark = shipped_benchmark_errors(incumbent, candidate_agent, config.benchmark_set)
-    verdict = judge(report.real_life_benchmark, report.head_to_head)
+    lap("for_the_record")
+    verdict = judge(report.real_life_choices, report.head_to_head)
     report.reason = verdict.reason
     mark_judged(config.data_dir, report.training_positions)
     card = {
@@ -282,6 +312,7 @@ def retrain(
             "queue_rows": report.queue_rows,
         },
         "strength": {
+            "real_life_choices": report.real_life_choices,
             "real_life_benchmark": report.real_life_benchmark,
             "head_to_head_vs_incumbent": report.head_to_head,
             "vs_gnubg0": report.vs_gnubg,
@@ -302,7 +333,21 @@ def retrain(
     return _finish(report, config, start)
 
 
-def _train_candidate(incumbent: Agent, training: TrainingSet, config: RetrainConfig, report, progress) -> Evaluator:
+class _Laps:
+    """Seconds since the last lap, written into ``phases`` under each step's name."""
+
+    def __init__(self, phases: dict) -> None:
+        self.phases, self.last = phases, time.perf_counter()
+
+    def __call__(self, name: str) -> None:
+        now = time.perf_counter()
+        self.phases[name] = round(self.phases.get(name, 0.0) + now - self.last, 1)
+        self.last = now
+
+
+def _train_candidate(
+    incumbent: Agent, training: TrainingSet, config: RetrainConfig, report, progress, lap=lambda name: None
+) -> Evaluator:
     """A copy of the incumbent trained on the retrain's set mixed with the shipped sets, with
     its root and pruning nets kept, rebuilt or dropped by how well they rank its choices."""
     candidate = Evaluator(
@@ -329,6 +374,7 @@ def _train_candidate(incumbent: Agent, training: TrainingSet, config: RetrainCon
             progress=lambda e, tr, te, r=role: progress(f"  {r} epoch {e}: train {tr:.5f} held-out {te:.5f}"),
         )
         report.fit[role] = fitted.as_dict()
+    lap("training")
     report.companions = refresh_companions(
         incumbent.evaluator,
         candidate,
@@ -339,6 +385,7 @@ def _train_candidate(incumbent: Agent, training: TrainingSet, config: RetrainCon
         more_boards=lambda count: shipped_boards(count, sets, config.seed),
         progress=progress,
     )
+    lap("companions")
     return candidate
 
 
