@@ -114,6 +114,14 @@ def _took(seconds) -> str:
     return f", {seconds / 60:.0f} min" if seconds < 5400 else f", {seconds / 3600:.1f} h"
 
 
+def _paired_text(figures: dict) -> str:
+    """Both nets' errors and their paired difference, as ``_paired`` keeps them."""
+    return (
+        f"{figures['incumbent_error']:.3f} -> {figures['candidate_error']:.3f}, "
+        f"{figures['difference']:+.3f} +/- {_number(figures['stderr'], '.3f')}"
+    )
+
+
 def round_figures(r: dict) -> list[str]:
     """The gate's figures of one round as short phrases, each with its standard error."""
     parts = []
@@ -121,15 +129,12 @@ def round_figures(r: dict) -> list[str]:
     if choices:
         parts.append(
             f"real-life choices ({choices['positions']} decisions, {choices['differing']} differ) "
-            f"{choices['incumbent_error']:.3f} -> {choices['candidate_error']:.3f}, "
-            f"{choices['difference']:+.3f} +/- {_number(choices['stderr'], '.3f')}"
+            + _paired_text(choices)
         )
     real = r.get("real_life_benchmark")
     if real:
         parts.append(
-            f"real-life benchmark v{real.get('version') or '?'} ({real['positions']} decisions) "
-            f"{real['incumbent_error']:.3f} -> {real['candidate_error']:.3f}, "
-            f"{real['difference']:+.3f} +/- {_number(real['stderr'], '.3f')}"
+            f"real-life benchmark v{real.get('version') or '?'} ({real['positions']} decisions) {_paired_text(real)}"
         )
     duel = r.get("head_to_head")
     if duel:
@@ -144,10 +149,7 @@ def round_figures(r: dict) -> list[str]:
         )
     shipped = r.get("shipped_benchmark")
     if shipped:
-        parts.append(
-            f"shipped benchmark {shipped['incumbent_error']:.3f} -> {shipped['candidate_error']:.3f}, "
-            f"{shipped['difference']:+.3f} +/- {_number(shipped['stderr'], '.3f')}"
-        )
+        parts.append(f"shipped benchmark {_paired_text(shipped)}")
     earlier = r.get("earlier_gate")
     if earlier:
         parts.append(
