@@ -122,3 +122,22 @@ def test_search_benchmarks_report_their_keys():
         assert two["ply2"]["reference_gnubg"]["repeats"] == 2
         low, high = two["ply2"]["ratio_range"]
         assert 0 < low <= two["ply2"]["ratio_vs_gnubg_2ply"] <= high
+
+
+def test_search_benchmarks_time_a_second_net_in_turn(monkeypatch):
+    """`fibsbot bench --versus`: the second net decides the same decisions, timed in turn
+    with the first, and its time ratio is each repeat's own."""
+    from fibsbot.bench import speed
+    from fibsbot.bench.search import bench_ply0, bench_ply2
+
+    monkeypatch.setattr(speed, "VERSUS_NET", "e400w")
+    zero = bench_ply0(repeats=2)
+    versus = zero["ply0"]["versus"]
+    assert versus["net"] == "net e400w" and versus["repeats"] == 2 and versus["decisions_per_s"] > 0
+    low, high = versus["time_ratio_range"]
+    assert 0 < low <= versus["time_ratio_to_first"] <= high
+    two = bench_ply2(decisions=4, reference_decisions=2, repeats=2)
+    if isinstance(two["ply2"]["reference_gnubg"], dict):  # the 2-ply pair is timed beside gnubg's
+        assert two["ply2"]["versus"]["repeats"] == 2 and two["ply2"]["versus"]["ratio_vs_gnubg_2ply"] > 0
+    else:
+        assert "versus" not in two["ply2"]

@@ -38,12 +38,33 @@ def _decide_all(ctx, positions, dice, ply, filters, weights, root, buf2, buf1, e
     return total
 
 
-def _agent(ply: int):
+def _agent(ply: int, name: str | None = None):
     from engine.players.agent import Agent
     from fibsbot.bench.speed import shipped_net_evaluator
 
-    evaluator, what = shipped_net_evaluator()
+    evaluator, what = shipped_net_evaluator(name)
     return Agent(evaluator, ply=ply), what
+
+
+def _versus_agent(ply: int):
+    """The net ``fibsbot bench --versus`` names, at ``ply``, or None."""
+    from fibsbot.bench import speed
+
+    return None if speed.VERSUS_NET is None else _agent(ply, speed.VERSUS_NET)
+
+
+def _versus_figures(what: str, ours: list[float], versus: list[float], count: int) -> dict:
+    """The second net's rate and its time over the first's, repeat by repeat (timed in
+    turn with it, so each ratio compares runs made under the same load)."""
+    ratios = sorted(v / o for o, v in zip(ours, versus))
+    return {
+        "net": what,
+        "decisions_per_s": _rate(count, versus)["median"],
+        "time_ratio_to_first": statistics.median(ratios),
+        "time_ratio_range": [ratios[0], ratios[-1]],
+        "repeats": len(ratios),
+        "note": "this net's seconds over the first net's on the same decisions, each repeat's own, timed in turn",
+    }
 
 
 def decision_positions(count: int, seed: int = 2024) -> tuple[np.ndarray, np.ndarray]:
@@ -65,14 +86,20 @@ def bench_ply0(repeats: int = 5) -> dict:
     same load (this kind of machine's speed drifts by 10-30% within minutes); the
     ratio is the median of the repeats' own ratios."""
     agent, what = _agent(0)
+    versus = _versus_agent(0)
     positions, dice = decision_positions(4000)
 
-    def ours():
-        agent.clear_cache()  # a fresh position every time, as at the root of a real game
-        _decide_all(agent.ctx, positions, dice, 0, *agent.self_play_scratch())
+    def deciding(player):
+        def run():
+            player.clear_cache()  # a fresh position every time, as at the root of a real game
+            _decide_all(player.ctx, positions, dice, 0, *player.self_play_scratch())
+
+        return run
 
     theirs = gnubg_nn_decider(positions, dice)
-    ours_times, theirs_times = alternated(ours, theirs, repeats)
+    ours_times, theirs_times, versus_times = in_turn(
+        [deciding(agent), theirs, None if versus is None else deciding(versus[0])], repeats
+    )
     rate = _rate(len(positions), ours_times)
     result = {
         "ply0_decisions_per_s": rate["median"],
@@ -83,6 +110,8 @@ def bench_ply0(repeats: int = 5) -> dict:
             "sample": "pubeval self-play turns with more than one legal move",
         },
     }
+    if versus is not None:
+        result["ply0"]["versus"] = _versus_figures(versus[1], ours_times, versus_times, len(positions))
     if theirs is None:
         result["ply0"]["reference_gnubg_nn"] = "skipped: gnubg-nn not installed"
         return result
@@ -98,18 +127,21 @@ def bench_ply0(repeats: int = 5) -> dict:
     pair_ratios = sorted(t / o for o, t in zip(ours_times, theirs_times))
     result["ply0"]["ratio_vs_gnubg_nn"] = statistics.median(pair_ratios)
     result["ply0"]["ratio_range"] = [pair_ratios[0], pair_ratios[-1]]
+    if versus is not None:
+        versus_ratios = sorted(t / v for v, t in zip(versus_times, theirs_times))
+        result["ply0"]["versus"]["ratio_vs_gnubg_nn"] = statistics.median(versus_ratios)
     return result
 
 
-def alternated(first, second, repeats: int) -> tuple[list[float], list[float]]:
-    """Seconds of ``repeats`` runs of each of two callables, timed in turn (``second``
-    may be None: only ``first`` is timed); each is run once first, untimed."""
-    first()
-    if second is not None:
-        second()
-    times: tuple[list[float], list[float]] = ([], [])
+def in_turn(runs: list, repeats: int) -> list[list[float]]:
+    """Seconds of ``repeats`` runs of each callable, timed in turn, repeat by repeat (a
+    None in ``runs`` is not timed: its list stays empty); each is run once first, untimed."""
+    for fn in runs:
+        if fn is not None:
+            fn()
+    times: list[list[float]] = [[] for _ in runs]
     for _ in range(repeats):
-        for fn, out in ((first, times[0]), (second, times[1])):
+        for fn, out in zip(runs, times):
             if fn is None:
                 continue
             start = time.perf_counter()
@@ -173,11 +205,14 @@ def bench_ply2(decisions: int = 200, reference_decisions: int = 60, repeats: int
             "cache": cache,
         },
     }
-    reference = _ply2_in_turn(agent, positions[:reference_decisions], dice[:reference_decisions], repeats)
+    versus = _versus_agent(2)
+    reference = _ply2_in_turn(
+        agent, positions[:reference_decisions], dice[:reference_decisions], repeats, None if versus is None else versus[0]
+    )
     if reference is None:
         result["ply2"]["reference_gnubg"] = "skipped: GNU Backgammon not installed (apt-get install gnubg)"
     else:
-        ours_times, theirs_times = reference
+        ours_times, theirs_times, versus_times = reference
         count = min(reference_decisions, len(positions))
         theirs = _rate(count, theirs_times)
         result["ply2"]["reference_gnubg"] = {
@@ -193,6 +228,10 @@ def bench_ply2(decisions: int = 200, reference_decisions: int = 60, repeats: int
         pair_ratios = sorted(t / o for o, t in zip(ours_times, theirs_times))
         result["ply2"]["ratio_vs_gnubg_2ply"] = statistics.median(pair_ratios)
         result["ply2"]["ratio_range"] = [pair_ratios[0], pair_ratios[-1]]
+        if versus is not None:
+            figures = _versus_figures(versus[1], ours_times, versus_times, count)
+            figures["ratio_vs_gnubg_2ply"] = statistics.median(sorted(t / v for v, t in zip(versus_times, theirs_times)))
+            result["ply2"]["versus"] = figures
     return result
 
 
@@ -252,14 +291,18 @@ def gnubg_move_server(plies: int):
             proc.wait()
 
 
-def _ply2_in_turn(agent, positions: np.ndarray, dice: np.ndarray, repeats: int):
+def _ply2_in_turn(agent, positions: np.ndarray, dice: np.ndarray, repeats: int, versus=None):
     """Seconds of gnubg's 2-ply and of ours on the same decisions, ``repeats`` times in
-    turn: (ours, gnubg's), or None where gnubg is missing.  Each repeat starts a fresh
-    gnubg server (its cache empty; the start and one warm-up request are not timed)
-    and clears our cache, so neither side replays what it saw in the repeat before."""
+    turn: (ours, gnubg's, the ``versus`` agent's or []), or None where gnubg is missing.
+    Each repeat starts a fresh gnubg server (its cache empty; the start and one warm-up
+    request are not timed) and clears our caches, so nobody replays what it saw in the
+    repeat before."""
     lines = [board_line(b, int(d[0]), int(d[1])) for b, d in zip(positions, dice)]
     ours: list[float] = []
     theirs: list[float] = []
+    second: list[float] = []
+    if versus is not None:  # compile outside the timing, as the first agent was
+        versus.choose_move(positions[0], int(dice[0, 0]), int(dice[0, 1]))
     for _ in range(repeats):
         with gnubg_move_server(2) as ask:
             if ask is None:
@@ -269,12 +312,15 @@ def _ply2_in_turn(agent, positions: np.ndarray, dice: np.ndarray, repeats: int):
             for line in lines:
                 ask(line)
             theirs.append(time.perf_counter() - start)
-        agent.clear_cache()
-        start = time.perf_counter()
-        for board, (d1, d2) in zip(positions, dice):
-            agent.choose_move(board, int(d1), int(d2))
-        ours.append(time.perf_counter() - start)
-    return ours, theirs
+        for player, out in ((agent, ours), (versus, second)):
+            if player is None:
+                continue
+            player.clear_cache()
+            start = time.perf_counter()
+            for board, (d1, d2) in zip(positions, dice):
+                player.choose_move(board, int(d1), int(d2))
+            out.append(time.perf_counter() - start)
+    return ours, theirs, second
 
 
 def _connect(port: int, timeout: float = 20.0) -> socket.socket | None:

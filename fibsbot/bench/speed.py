@@ -114,24 +114,29 @@ def bench_pubeval_games(games: int = 4000, repeats: int = 3) -> dict:
 
 
 BENCH_NET = "default"  # the net the search benchmarks time (`fibsbot bench --net`)
+# a second net the 0-ply and 2-ply benchmarks time in turn with BENCH_NET, in the same
+# run and on the same decisions (`fibsbot bench --versus`); None: only BENCH_NET
+VERSUS_NET: str | None = None
 
 
-def shipped_net_evaluator():
-    """``BENCH_NET`` (the shipped default net unless ``--net`` names another).  Only when
-    the default is asked for and not shipped (a checkout without its nets) does a fresh
-    net of the shipped size stand in (speed does not depend on the weights); a net named
-    on purpose that does not exist is an error (PlayerSpecError), never timed as another."""
+def shipped_net_evaluator(name: str | None = None):
+    """The net ``name`` (by default ``BENCH_NET``: the shipped default unless ``--net``
+    names another).  Only when the default is asked for and not shipped (a checkout
+    without its nets) does a fresh net of the shipped size stand in (speed does not
+    depend on the weights); a net named on purpose that does not exist is an error
+    (PlayerSpecError), never timed as another."""
     from engine.eval.evaluator import Evaluator
     from engine.eval.net import Net
     from engine.players.registry import PlayerSpecError
     from nets.player import resolve_net_path
 
+    name = BENCH_NET if name is None else name
     try:
-        path = resolve_net_path(BENCH_NET)
-        what = "shipped default net" if BENCH_NET == "default" else f"net {BENCH_NET}"
+        path = resolve_net_path(name)
+        what = "shipped default net" if name == "default" else f"net {name}"
         return Evaluator.load(path), what
     except PlayerSpecError:
-        if BENCH_NET != "default":
+        if name != "default":
             raise
         return Evaluator(
             Net.create("gnubg5", "contact2", 400), Net.create("gnubg5", "race", 64)

@@ -33,6 +33,12 @@ def _add_bench_args(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--net", default="default", help="the net the search benchmarks time (default: default)")
+    p.add_argument(
+        "--versus",
+        metavar="NET",
+        help="a second net that ply0 and ply2 time in turn with --net on the same decisions, "
+        "each repeat's time ratio reported (e.g. --versus e400w)",
+    )
 
 
 @command("bench", "measure the engine's speed on one core (move generation, self-play, ...)")(_add_bench_args)
@@ -53,7 +59,10 @@ def _bench(args: argparse.Namespace) -> int:
     # checkout without the shipped default times an untrained net of its size instead)
     if args.net != "default":
         net_path(args.net)
+    if args.versus is not None:
+        net_path(args.versus)
     speed.BENCH_NET = args.net
+    speed.VERSUS_NET = args.versus
     results = run_benchmarks(args.only)
     if args.json:
         print(json.dumps(results))

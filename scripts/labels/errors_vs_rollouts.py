@@ -46,25 +46,43 @@ def rolled_out(chunks: Path) -> tuple[np.ndarray, np.ndarray]:
 
 def row(name: str, equities: np.ndarray, truth: np.ndarray) -> str:
     error = equities - truth[: len(equities)]
-    return f"| {name} | {len(error):,} | {np.sqrt(np.mean(error**2)):.4f} | {np.mean(error):+.4f} |"
+    rms, bias, absolute = np.sqrt(np.mean(error**2)), np.mean(error), np.mean(np.abs(error))
+    spread = np.std(np.abs(error)) / np.sqrt(len(error))
+    return f"| {name} | {len(error):,} | {rms:.4f} | {bias:+.4f} | {1000 * absolute:.1f} +/- {1000 * spread:.1f} |"
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("set", type=Path, help="the label set the rollouts label")
-    parser.add_argument("--chunks", type=Path, required=True, help="the rollouts' chunk folder")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--chunks", type=Path, help="the rollouts' chunk folder")
+    source.add_argument("--truth", help="the set's own label key that holds the rollouts (no chunks)")
+    parser.add_argument(
+        "--family", type=int, help="with --truth: only the positions of this family (scripts/labels/split_set.py)"
+    )
     parser.add_argument("--nets", nargs="*", default=["default"], help="nets to score at 0-ply and 1-ply")
     parser.add_argument(
         "--ply1", type=int, default=5000, help="positions for the 1-ply rows, every net's and gnubg's (0: none)"
     )
     args = parser.parse_args(argv)
 
-    indices, labels = rolled_out(args.chunks)
-    truth = cubeless_equities(labels)
     with np.load(args.set) as data:
+        if args.truth is not None:
+            indices = np.arange(len(data["boards"]))
+            if args.family is not None:
+                indices = indices[data["family"] == args.family]
+            labels = data[args.truth][indices].astype(np.float32)
+        else:
+            indices, labels = rolled_out(args.chunks)
         boards = data["boards"][indices]
-        own = {key: cubeless_equities(data[key][indices]) for key in data.files if key not in ("boards", "sources")}
-    print("| evaluator | positions | RMS error | mean error |\n|---|---|---|---|")
+        count = len(data["boards"])
+        own = {
+            key: cubeless_equities(data[key][indices])
+            for key in data.files
+            if key not in ("boards", "sources", args.truth) and data[key].ndim == 2 and len(data[key]) == count
+        }
+    truth = cubeless_equities(labels)
+    print("| evaluator | positions | RMS error | mean error | mean absolute error x1000 |\n|---|---|---|---|---|")
     for key, equities in own.items():
         print(row(f"label {key}", equities, truth))
     agents = {name: Agent(Evaluator.load(resolve_net_path(name)), ply=0) for name in args.nets}
