@@ -26,6 +26,7 @@ from nets.train.benchmark.scoring import (
     MoveOption,
     MoveRecord,
     cube_losses,
+    paired_difference,
     read_benchmark,
     score,
     write_benchmark,
@@ -203,6 +204,30 @@ def test_cli_scores_a_tiny_set(tmp_path, tiny, capsys):
     assert "contact" in text and "cube: 1 positions" in text
     assert main(["benchmark", "nobody", "--set", str(path)]) == 2
     assert "unknown player" in capsys.readouterr().err
+
+
+def test_versus_scores_two_players_on_the_same_decisions_paired(tmp_path, tiny, capsys):
+    path = write_benchmark(tmp_path / "tiny.jsonl.gz", tiny)
+    assert main(["benchmark", "pubeval", "--set", str(path), "--versus", "net:default@0", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    ours, theirs, difference = result["moves"], result["versus"]["moves"], result["difference"]
+    assert result["versus"]["player"] == "net:default@0"
+    for cls in ("contact", "race", "overall"):
+        if ours[cls]["n"]:
+            assert difference[cls]["n"] == ours[cls]["n"]
+            assert difference[cls]["difference"] == pytest.approx(ours[cls]["error"] - theirs[cls]["error"])
+    assert main(["benchmark", "net:default@0", "--set", str(path), "--versus", "net:default@0"]) == 0
+    text = capsys.readouterr().out
+    assert "minus net:default@0" in text and "overall" in text.split("(paired):")[1]
+
+
+def test_paired_difference_counts_the_decisions_that_differ(tiny):
+    first = [(0.010, False), (0.0, False)]
+    second = [(0.0, False), (0.0, False)]
+    out = paired_difference(Benchmark(moves=tiny.moves), first, second, None, None)
+    assert out["overall"]["n"] == 2 and out["overall"]["differ"] == 1
+    assert out["overall"]["difference"] == pytest.approx(5.0) and out["overall"]["stderr"] == pytest.approx(5.0)
+    assert "cube" not in out
 
 
 def test_gnubg_player_skips_cleanly_without_gnubg_nn(tmp_path, tiny, monkeypatch, capsys):

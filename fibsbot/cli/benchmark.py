@@ -20,24 +20,49 @@ def _setup(p: argparse.ArgumentParser) -> None:
     p.add_argument("--set", default=str(SHIPPED_SET), help=f"benchmark file (default: the shipped {SHIPPED_SET.name})")
     p.add_argument("--limit", type=int, default=None, help="score only the first N checker and N cube records")
     p.add_argument("--workers", type=int, default=1, help="processes to share the decisions (default 1)")
+    p.add_argument(
+        "--versus",
+        metavar="OTHER",
+        help="score a second player on the same decisions and give PLAYER's error minus OTHER's, paired",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
 @command("benchmark", "move and cube error rates (x1000) of a player on a labelled benchmark set")(_setup)
 def _benchmark(args: argparse.Namespace) -> int:
-    from nets.train.benchmark.players import score_spec
+    from nets.train.benchmark.players import compare_specs, score_spec
     from nets.train.benchmark.scoring import BenchmarkError, read_benchmark
 
     if args.workers < 1 or (args.limit is not None and args.limit < 1):
         raise UserError("--workers and --limit must be at least 1")
     try:
         benchmark = read_benchmark(args.set).limited(args.limit)
-        result = score_spec(args.player, benchmark, args.workers)
+        if args.versus:
+            result = compare_specs(args.player, args.versus, benchmark, args.workers)
+        else:
+            result = score_spec(args.player, benchmark, args.workers)
     except BenchmarkError as exc:
         raise UserError(str(exc)) from exc
     result["set"] = args.set
-    print(json.dumps(result) if args.json else format_result(result))
+    if args.json:
+        print(json.dumps(result))
+    elif args.versus:
+        versus = result.pop("versus") | {"set": args.set}
+        print("\n\n".join([format_result(result), format_result(versus), format_difference(result, versus)]))
+    else:
+        print(format_result(result))
     return 0
+
+
+def format_difference(result: dict, versus: dict) -> str:
+    lines = [
+        f"{result['player']} minus {versus['player']}, the same decisions (paired):",
+        "class      decisions   differ   difference x1000   stderr",
+    ]
+    for name, row in result["difference"].items():
+        if row["n"]:
+            lines.append(f"{name:10s} {row['n']:9d} {row['differ']:8d} {row['difference']:+18.2f} {row['stderr']:8.2f}")
+    return "\n".join(lines)
 
 
 def format_result(result: dict) -> str:

@@ -15,7 +15,7 @@ from nets.train.benchmark.scoring import (
     MoveRecord,
     cube_loss_pairs,
     move_outcomes,
-    score,
+    paired_difference,
     summarise,
 )
 from nets.train.labellers import BGSAGE_PLIES
@@ -148,9 +148,30 @@ def make_player(spec: str) -> BenchmarkPlayer:
 def score_spec(spec: str, benchmark: Benchmark, workers: int = 1) -> dict:
     """``score`` of the player named by ``spec``, the decisions shared over ``workers``
     processes (each builds its own player; the figures do not depend on ``workers``)."""
+    name, outcomes, pairs = outcomes_of_spec(spec, benchmark, workers)
+    return summarise(name, benchmark, outcomes, pairs)
+
+
+def compare_specs(spec: str, versus: str, benchmark: Benchmark, workers: int = 1) -> dict:
+    """``score_spec`` of ``spec``, with ``versus`` scored on the same decisions under
+    ``result["versus"]`` and the paired difference of the two (``spec`` minus ``versus``)
+    under ``result["difference"]``."""
+    name, outcomes, pairs = outcomes_of_spec(spec, benchmark, workers)
+    other, other_outcomes, other_pairs = outcomes_of_spec(versus, benchmark, workers)
+    result = summarise(name, benchmark, outcomes, pairs)
+    result["versus"] = summarise(other, benchmark, other_outcomes, other_pairs)
+    result["difference"] = paired_difference(benchmark, outcomes, other_outcomes, pairs, other_pairs)
+    return result
+
+
+def outcomes_of_spec(
+    spec: str, benchmark: Benchmark, workers: int = 1
+) -> tuple[str, list[tuple[float, bool]], list[tuple[float, float]] | None]:
+    """The player's name, its (loss, shallow) at each checker decision in record order,
+    and its cube losses (None when it makes no cube decisions)."""
     player = make_player(spec)
     if workers <= 1 or len(benchmark.moves) + len(benchmark.cubes) < 2 * workers:
-        return score(player, benchmark)
+        return player.name, move_outcomes(player, benchmark.moves), cube_loss_pairs(player, benchmark.cubes)
     from concurrent.futures import ProcessPoolExecutor
 
     move_chunks = _chunks(benchmark.moves, workers * 4)
@@ -163,7 +184,7 @@ def score_spec(spec: str, benchmark: Benchmark, workers: int = 1) -> dict:
         cube_parts = list(pool.map(_cube_worker, [spec] * len(cube_chunks), cube_chunks))
     outcomes = [x for part in move_parts for x in part]  # in record order: classes are matched by position
     pairs = None if any(p is None for p in cube_parts) else [x for part in cube_parts for x in part]
-    return summarise(player.name, benchmark, outcomes, pairs)
+    return player.name, outcomes, pairs
 
 
 def _chunks(items, count: int) -> list[list]:

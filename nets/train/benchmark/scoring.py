@@ -322,3 +322,32 @@ def score(player: BenchmarkPlayer, benchmark: Benchmark) -> dict:
     return summarise(
         player.name, benchmark, move_outcomes(player, benchmark.moves), cube_loss_pairs(player, benchmark.cubes)
     )
+
+
+def paired_difference(
+    benchmark: Benchmark,
+    first: list[tuple[float, bool]],
+    second: list[tuple[float, bool]],
+    first_pairs: list[tuple[float, float]] | None,
+    second_pairs: list[tuple[float, float]] | None,
+) -> dict:
+    """The first player's error minus the second's on the same decisions (x1000), per
+    class, overall and on the cube: the mean difference, its standard error over the
+    decisions (paired, so the set's own spread cancels), and in how many the two lose
+    different amounts (only those carry the difference)."""
+
+    def summary(a: list[float], b: list[float]) -> dict:
+        delta = (np.asarray(a) - np.asarray(b)) * 1000.0
+        n = len(delta)
+        if n == 0:
+            return {"n": 0, "difference": None, "stderr": None, "differ": 0}
+        stderr = float(delta.std(ddof=1) / math.sqrt(n)) if n > 1 else 0.0
+        return {"n": n, "difference": float(delta.mean()), "stderr": stderr, "differ": int(np.sum(delta != 0))}
+
+    out = {}
+    for cls in (*CLASSES, "overall"):
+        rows = [i for i, r in enumerate(benchmark.moves) if cls == "overall" or r.cls == cls]
+        out[cls] = summary([first[i][0] for i in rows], [second[i][0] for i in rows])
+    if first_pairs is not None and second_pairs is not None and benchmark.cubes:
+        out["cube"] = summary([d + t for d, t in first_pairs], [d + t for d, t in second_pairs])
+    return out
