@@ -84,9 +84,12 @@ def test_the_mix_adds_shipped_positions_in_proportion_to_the_sets(tmp_path):
 def test_the_shipped_sets_are_the_ones_the_default_nets_card_names():
     specs = shipped_sets()
     card = json.loads((SHIPPED_SET.parents[1] / "nets" / "default.json").read_text())
-    named = {entry["file"] for entry in card["training"]["data"]}
-    assert specs and {s.split(":")[0].rsplit("/", 1)[-1] for s in specs} <= named
-    assert all(s.endswith(":sage1+sage2") for s in specs)
+    named = {entry["file"] for entry in card["retrain_sets"]}
+    assert specs and {"/".join(s.split(":")[0].rsplit("/", 3)[-3:]) for s in specs} <= named
+    # the six Open Sage sets by their Open Sage mean; the back games by our rollouts
+    assert sum(s.endswith(":sage1+sage2") for s in specs) == 6
+    back_games = [s for s in specs if "back-games" in s]
+    assert len(back_games) == 1 and back_games[0].endswith("nets/runs/back-games/train.npz:rollout36")
 
 
 def test_the_gate_promotes_only_beyond_the_paired_error_bar_and_not_worse_head_to_head():

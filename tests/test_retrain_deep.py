@@ -201,3 +201,27 @@ def test_the_mix_reads_the_sets_open_sage_labels_where_the_card_names_labels_the
         f"{tmp_path / 'own.npz'}:k1",
         f"{tmp_path / 'sage.npz'}:{FALLBACK_LABELS}",
     ]
+
+
+def test_a_card_that_names_its_retrain_sets_is_mixed_from_those_once_each(tmp_path):
+    boards = np.zeros((4, 2, 25), np.int8)
+    (tmp_path / "runs").mkdir()
+    np.savez(tmp_path / "runs" / "sage.npz", boards=boards, sage1=np.zeros((4, 5)), sage2=np.zeros((4, 5)))
+    np.savez(tmp_path / "runs" / "back.npz", boards=boards, rollout36=np.zeros((4, 5)))
+    card = {
+        # what the fine-tune itself learned (given 20 times, beside an uncommitted anchor) is not what is mixed in
+        "training": {
+            "data": [{"file": "back.npz", "labels": "rollout36"}] * 20 + [{"file": "anchor.npz", "labels": "own0"}]
+        },
+        "retrain_sets": [
+            {"file": "runs/sage.npz", "labels": "k1"},
+            {"file": "runs/back.npz", "labels": "rollout36"},
+            {"file": "runs/back.npz", "labels": "rollout36"},
+            {"file": "runs/absent.npz", "labels": "k1"},
+        ],
+    }
+    (tmp_path / "card.json").write_text(json.dumps(card))
+    assert shipped_sets(tmp_path / "card.json", tmp_path / "elsewhere", nets_dir=tmp_path) == [
+        f"{tmp_path / 'runs' / 'sage.npz'}:{FALLBACK_LABELS}",
+        f"{tmp_path / 'runs' / 'back.npz'}:rollout36",
+    ]

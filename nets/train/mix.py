@@ -11,6 +11,10 @@ card names (the mean of Open Sage's 1- and 2-ply). A card may name labels the co
 sets do not carry: s1k400 learned from its parent's 1-ply (``k1``), written to copies of
 the sets outside the repository; then the sets' Open Sage mean (``FALLBACK_LABELS``), which
 that parent learned from, stands in, and the spec says so.
+
+A net fine-tuned on a narrow set of its own (the back games of round 11) names, beside
+its fine-tune's data, the sets the retrain should mix in: ``retrain_sets`` in its card,
+each ``{"file": PATH under nets/, "labels": KEY}``, in place of ``training.data``.
 """
 
 from __future__ import annotations
@@ -29,21 +33,32 @@ DEFAULT_RATIO = 1.0
 FALLBACK_LABELS = "sage1+sage2"
 
 
-def shipped_sets(card_path: Path = SHIPPED_CARD, directory: Path = SHIPPED_SETS_DIR) -> list[str]:
+def shipped_sets(
+    card_path: Path = SHIPPED_CARD, directory: Path = SHIPPED_SETS_DIR, nets_dir: Path = NETS_DIR
+) -> list[str]:
     """The label-set specs (``FILE.npz:KEY``) of the committed sets the shipped net learned from
     that are present in this checkout, each with the card's labels where the set has them,
-    else ``FALLBACK_LABELS`` where it has those."""
+    else ``FALLBACK_LABELS`` where it has those: the card's ``retrain_sets`` (paths under
+    ``nets_dir``) where it names them, else its ``training.data`` (files in ``directory``).
+    A set named twice counts once."""
     card = json.loads(Path(card_path).read_text(encoding="utf-8"))
-    specs = []
-    for entry in card.get("training", {}).get("data", []):
-        path = Path(directory) / entry["file"]
-        if not path.exists() or not entry.get("labels"):
+    if "retrain_sets" in card:
+        entries = [(Path(nets_dir) / entry["file"], entry.get("labels")) for entry in card["retrain_sets"]]
+    else:
+        entries = [
+            (Path(directory) / entry["file"], entry.get("labels")) for entry in card.get("training", {}).get("data", [])
+        ]
+    specs: list[str] = []
+    for path, labels in entries:
+        if not path.exists() or not labels:
             continue
         with np.load(path) as data:
             present = set(data.files)
-        for key in (entry["labels"], FALLBACK_LABELS):
+        for key in (labels, FALLBACK_LABELS):
             if set(key.split("+")) <= present:
-                specs.append(f"{path}:{key}")
+                spec = f"{path}:{key}"
+                if spec not in specs:
+                    specs.append(spec)
                 break
     return specs
 
