@@ -28,15 +28,22 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from engine.rules.position import BAR, ON_ROLL, OPPONENT  # noqa: E402
-from scripts.diagnosis.tags import AGAINST_BACK_GAME, BACK_GAME, PHASES, STRUCTURES, phase, position_class, structures  # noqa: E402
-
-PIPS = np.arange(1, BAR + 2)
+from engine.rules.position import BAR, ON_ROLL, OPPONENT, Position  # noqa: E402
+from scripts.diagnosis.tags import (  # noqa: E402
+    AGAINST_BACK_GAME,
+    ANCHORS,
+    BACK_GAME,
+    PHASES,
+    STRUCTURES,
+    phase,
+    position_class,
+    structures,
+)
 
 
 def back_game_lead(board: np.ndarray, structure: str) -> int:
     """How many pips the side holding the back game trails by (negative: it leads)."""
-    on_roll, opponent = (int(np.dot(board[side], PIPS)) for side in (ON_ROLL, OPPONENT))
+    on_roll, opponent = Position(board).pip_counts()
     return on_roll - opponent if structure == BACK_GAME else opponent - on_roll
 
 
@@ -96,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     distinct = np.sort(first)  # the sets overlap (dances come from h21 and h31-h32)
     if args.structure in (BACK_GAME, AGAINST_BACK_GAME):  # the cheap test first: two anchors back
         holder = ON_ROLL if args.structure == BACK_GAME else OPPONENT
-        distinct = distinct[(all_boards[distinct, holder, 18:BAR] >= 2).sum(axis=1) >= 2]
+        distinct = distinct[(all_boards[distinct, holder, 18:BAR] >= 2).sum(axis=1) >= ANCHORS]
     if args.exclude:
         excluded = set()
         for path in args.exclude:
@@ -116,10 +123,12 @@ def main(argv: list[str] | None = None) -> int:
     keep = np.sort(np.random.default_rng(args.seed).choice(where, args.count, replace=False))
     options = f"--class {' '.join(args.cls)} --phase {args.phase}"
     if args.structure:
-        options += f" --structure {args.structure!r} --behind {args.behind}"
+        options += f" --structure {args.structure!r}"
     if without:
-        options += " --without " + " ".join(repr(tag) for tag in without) + f" --behind {args.behind}"
+        options += " --without " + " ".join(repr(tag) for tag in without)
         what += f" without {', '.join(without)} ({args.behind}+ pips behind)"
+    if args.structure or without:
+        options += f" --behind {args.behind}"
     if args.exclude:
         options += f" --exclude {' '.join(args.exclude)}"
         what += f" not in {', '.join(args.exclude)}"
